@@ -1,0 +1,50 @@
+"""langgraph-chronomem: git for agent memory, behind LangGraph's own interfaces.
+
+>>> from langgraph_chronomem import ChronoStore
+>>> import tempfile
+>>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=2)
+>>> store.put(("memories", "alice"), "city", {"city": "Boston"})
+>>> store.head(("memories", "alice"))
+1
+>>> store.close()
+"""
+
+from langgraph_chronomem.context import commit_context
+from langgraph_chronomem.engine.types import (
+    Change,
+    Commit,
+    Conflict,
+    ItemVersion,
+    RevertConflict,
+)
+from langgraph_chronomem.errors import (
+    ChronomemError,
+    ConfigError,
+    InvalidFilterError,
+    InvalidValueError,
+    ReadOnlyError,
+    ScopeError,
+    VersionError,
+    VersionNotFound,
+)
+from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.view import StoreView
+
+__all__ = [
+    "Change",
+    "ChronoStore",
+    "ChronomemError",
+    "Commit",
+    "ConfigError",
+    "Conflict",
+    "InvalidFilterError",
+    "InvalidValueError",
+    "ItemVersion",
+    "ReadOnlyError",
+    "RevertConflict",
+    "ScopeError",
+    "StoreView",
+    "VersionError",
+    "VersionNotFound",
+    "commit_context",
+]

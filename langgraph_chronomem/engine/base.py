@@ -1,0 +1,670 @@
+"""The versioned log: commits, reads at HEAD or at any version, rollback, revert, reset.
+
+Everything here is plain logic over a DB-API cursor and a dialect that supplies the
+SQL text, so SQLite and PostgreSQL share it. One `LogTransaction` is one database
+transaction: a store `batch()` runs its reads and its commits in the same one.
+
+How the log is laid out: every change to an item is one row of `items`, written by
+the commit that made it (`version`) and valid until the commit that replaced it
+(`valid_to`, NULL while it is HEAD). A deletion is a row with no value whose
+validity is empty (`valid_to = version`), so it shows in history but never in a
+read. HEAD is therefore the rows with `valid_to IS NULL`, and the state at
+version `v` the rows with `version <= v < valid_to`. A write touches only the
+rows it changes; a rollback only the rows written since its target.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, NamedTuple, Protocol
+
+from langgraph_chronomem.engine.describe import summarize
+from langgraph_chronomem.engine.types import (
+    Change,
+    Commit,
+    CommitMeta,
+    Conflict,
+    ItemVersion,
+    Namespace,
+    Op,
+    RevertConflict,
+    StoredItem,
+    Write,
+)
+from langgraph_chronomem.engine.values import (
+    decode_time,
+    decode_value,
+    encode_time,
+    encode_value,
+    utc,
+)
+from langgraph_chronomem.errors import ScopeError, VersionError, VersionNotFound
+
+__all__ = ["Cursor", "Dialect", "LogTransaction", "Statement", "scope_of", "scope_text"]
+
+SYSTEM_AUTHOR = "system"
+_CHUNK = 500  # keeps every IN (...) list under any driver's parameter limit
+
+
+class Statement(NamedTuple):
+    """SQL text and its parameters: `cur.execute(*statement)`."""
+
+    sql: str
+    params: Sequence[Any] = ()
+
+
+class Cursor(Protocol):
+    """The slice of a DB-API cursor the log uses."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+class Dialect(Protocol):
+    """SQL for one database. See `engine/sqlite.py` for the reference dialect."""
+
+    HEAD: str
+    SET_HEAD: str
+    CLOSE_LIVE: str
+    INSERT_ITEM: str
+    INSERT_COMMIT: str
+    ITEMS_IN_RANGE: str
+    CHANGES_IN_RANGE: str
+    COMMIT_ITEMS: str
+    LATER_WRITES: str
+    HISTORY: str
+    EXPIRED: str
+    DELETE_ITEMS_AFTER: str
+    DELETE_COMMITS_AFTER: str
+    PREV_IDS_AFTER: str
+
+    def select_commits(
+        self,
+        scope: str,
+        *,
+        version: int | None,
+        limit: int | None,
+        since: str | None,
+        until: str | None,
+        author: str | None,
+    ) -> Statement: ...
+
+    def select_items(
+        self,
+        *,
+        namespace: str,
+        keys: Sequence[str],
+        version: int | None,
+        live_after: float | None,
+    ) -> Statement: ...
+
+    def search_items(
+        self,
+        *,
+        prefix: str,
+        filter: Mapping[str, Any] | None,
+        limit: int,
+        offset: int,
+        scope: str | None,
+        version: int | None,
+        live_after: float | None,
+    ) -> Statement: ...
+
+    def select_namespaces(
+        self,
+        *,
+        prefix: str,
+        scope: str | None,
+        version: int | None,
+        live_after: float | None,
+    ) -> Statement: ...
+
+    def refresh_ttl(
+        self, namespace: str, keys: Sequence[str], now: float
+    ) -> Statement: ...
+
+    def items_by_id(self, ids: Sequence[int]) -> Statement: ...
+
+    def reopen(self, ids: Sequence[int], to: int) -> Statement: ...
+
+
+def namespace_text(namespace: Namespace) -> str:
+    """Namespaces are stored dot-joined; LangGraph forbids dots inside labels."""
+    return ".".join(namespace)
+
+
+def scope_text(scope: Namespace) -> str:
+    """Scopes are stored like namespaces; the whole-store scope is ``""``."""
+    return ".".join(scope)
+
+
+def scope_of(namespace: Namespace, depth: int) -> Namespace:
+    """The scope a namespace (or a scope given as any namespace inside it) is in.
+
+        >>> scope_of(("memories", "alice", "food"), 2)
+        ('memories', 'alice')
+
+    Raises:
+        ScopeError: If the namespace is shorter than `depth`.
+    """
+    if len(namespace) < depth:
+        raise ScopeError(
+            f"namespace {namespace!r} is shorter than this store's scope_depth="
+            f"{depth}; give at least {depth} labels, e.g. ('memories', '<user_id>')"
+        )
+    return tuple(namespace[:depth])
+
+
+def _namespace(text: str) -> Namespace:
+    return tuple(text.split(".")) if text else ()
+
+
+def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+
+
+@dataclass(frozen=True)
+class _Row:
+    """An `items` row as the restore paths need it."""
+
+    id: int
+    namespace: str
+    key: str
+    version: int
+    value: str | None
+    created_at: str | None
+    updated_at: str | None
+    ttl_minutes: float | None
+
+
+@dataclass(frozen=True)
+class _NewRow:
+    """A row to write. `created_at=None` inherits it from the row it replaces."""
+
+    namespace: str
+    key: str
+    value: str | None
+    ttl_minutes: float | None
+    created_at: str | None = None
+    updated_at: str | None = None
+
+
+class LogTransaction:
+    """The log's operations inside one open database transaction.
+
+    Args:
+        cur: A cursor inside an open transaction (a write transaction for anything
+            that commits).
+        dialect: The SQL for this database.
+        scope_depth: How many leading namespace labels make a scope.
+        omit_expired: Hide items whose TTL has passed from reads at HEAD.
+    """
+
+    def __init__(
+        self, cur: Cursor, dialect: Dialect, scope_depth: int, *, omit_expired: bool
+    ) -> None:
+        self.cur = cur
+        self.sql = dialect
+        self.scope_depth = scope_depth
+        self.omit_expired = omit_expired
+
+    # -- scopes ---------------------------------------------------------------
+
+    def scope_of(self, namespace: Namespace) -> Namespace:
+        """The scope a namespace is in; see `scope_of`."""
+        return scope_of(namespace, self.scope_depth)
+
+    def head(self, scope: Namespace) -> int:
+        """The scope's HEAD version; 0 before its first commit."""
+        row = self.cur.execute(self.sql.HEAD, (scope_text(scope),)).fetchone()
+        return row[0] if row else 0
+
+    def check_version(self, scope: Namespace, version: int, *, allow_zero: bool) -> int:
+        """Validate a version number against the scope's history; return HEAD."""
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise VersionError(f"a version is an int, got {version!r}")
+        head = self.head(scope)
+        lowest = 0 if allow_zero else 1
+        if not lowest <= version <= head:
+            where = "/".join(scope) or "the store"
+            raise VersionNotFound(
+                f"{where} has no version {version}; its versions are "
+                + (f"{lowest}..{head}" if head else "none yet (HEAD is 0)")
+            )
+        return head
+
+    # -- reads ----------------------------------------------------------------
+
+    def _live_after(self, version: int | None) -> float | None:
+        return time.time() if self.omit_expired and version is None else None
+
+    def get(
+        self, namespace: Namespace, keys: Sequence[str], *, version: int | None = None
+    ) -> dict[str, StoredItem]:
+        """Items of one namespace by key, at HEAD or at `version` of its scope."""
+        found: dict[str, StoredItem] = {}
+        for chunk in _chunks(list(dict.fromkeys(keys))):
+            statement = self.sql.select_items(
+                namespace=namespace_text(namespace),
+                keys=chunk,
+                version=version,
+                live_after=self._live_after(version),
+            )
+            for key, value, created, updated, ttl in self.cur.execute(*statement):
+                found[key] = StoredItem(
+                    namespace,
+                    key,
+                    decode_value(value),  # type: ignore[arg-type]
+                    decode_time(created),
+                    decode_time(updated),
+                    ttl,
+                )
+        return found
+
+    def search(
+        self,
+        prefix: Namespace,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        scope: Namespace | None = None,
+        version: int | None = None,
+    ) -> list[StoredItem]:
+        """Items under a namespace prefix, newest update first.
+
+        With `version`, reads the state of `scope` at that version.
+        """
+        statement = self.sql.search_items(
+            prefix=namespace_text(prefix),
+            filter=filter,
+            limit=limit,
+            offset=offset,
+            scope=None if scope is None else scope_text(scope),
+            version=version,
+            live_after=self._live_after(version),
+        )
+        return [
+            StoredItem(
+                _namespace(ns),
+                key,
+                decode_value(value),  # type: ignore[arg-type]
+                decode_time(created),
+                decode_time(updated),
+                ttl,
+            )
+            for ns, key, value, created, updated, ttl in self.cur.execute(*statement)
+        ]
+
+    def namespaces(
+        self,
+        prefix: Namespace = (),
+        *,
+        scope: Namespace | None = None,
+        version: int | None = None,
+    ) -> list[Namespace]:
+        """Every namespace holding an item, under a fixed prefix."""
+        statement = self.sql.select_namespaces(
+            prefix=namespace_text(prefix),
+            scope=None if scope is None else scope_text(scope),
+            version=version,
+            live_after=self._live_after(version),
+        )
+        return [_namespace(row[0]) for row in self.cur.execute(*statement)]
+
+    def refresh_ttl(self, namespace: Namespace, keys: Sequence[str]) -> None:
+        """Restart the TTL clock of the given live items. Writes no version."""
+        now = time.time()
+        for chunk in _chunks(list(dict.fromkeys(keys))):
+            self.cur.execute(
+                *self.sql.refresh_ttl(namespace_text(namespace), chunk, now)
+            )
+
+    # -- writing commits ------------------------------------------------------
+
+    def commit(self, writes: Sequence[Write], meta: CommitMeta) -> list[Commit]:
+        """Commit writes: one commit per scope touched, in order of first touch.
+
+        Several writes to one item collapse into one change (the last wins). A
+        delete of an item that does not exist changes nothing, and a scope whose
+        writes changed nothing gets no commit.
+        """
+        by_scope: dict[Namespace, dict[tuple[str, str], _NewRow]] = {}
+        ops: dict[Namespace, list[Write]] = {}
+        for write in writes:
+            scope = self.scope_of(write.namespace)
+            ns = namespace_text(write.namespace)
+            value = None if write.value is None else encode_value(write.value)
+            row = _NewRow(ns, write.key, value, write.ttl_minutes)
+            by_scope.setdefault(scope, {})[(ns, write.key)] = row
+            ops.setdefault(scope, []).append(write)
+        commits = []
+        for scope, rows in by_scope.items():
+            scope_writes = ops[scope]
+            if len(scope_writes) > 1:
+                op: Op = "batch"
+            else:
+                op = "put" if scope_writes[0].value is not None else "delete"
+            commit = self._commit(scope, op, list(rows.values()), meta)
+            if commit is not None:
+                commits.append(commit)
+        return commits
+
+    def _commit(
+        self,
+        scope: Namespace,
+        op: Op,
+        rows: Sequence[_NewRow],
+        meta: CommitMeta,
+        *,
+        target: int | None = None,
+    ) -> Commit | None:
+        """Write `rows` as the scope's next version; the one place versions are made."""
+        parent = self.head(scope)
+        version = parent + 1
+        moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
+        stamp = encode_time(moment)
+        now = time.time()
+        sc = scope_text(scope)
+        changes: list[Change] = []
+        for row in rows:
+            closed = self.cur.execute(
+                self.sql.CLOSE_LIVE, (version, row.namespace, row.key)
+            ).fetchone()
+            if closed is None and row.value is None:
+                continue  # deleting what is not there changes nothing
+            prev_id, prev_value, prev_created = closed or (None, None, None)
+            created = row.created_at or prev_created or stamp
+            ttl = row.ttl_minutes
+            self.cur.execute(
+                self.sql.INSERT_ITEM,
+                (
+                    sc,
+                    version,
+                    version if row.value is None else None,
+                    row.namespace,
+                    row.key,
+                    row.value,
+                    prev_id,
+                    None if row.value is None else created,
+                    None if row.value is None else (row.updated_at or stamp),
+                    ttl,
+                    None if ttl is None or row.value is None else now + ttl * 60,
+                ),
+            )
+            changes.append(
+                Change(
+                    _namespace(row.namespace),
+                    row.key,
+                    decode_value(prev_value),
+                    decode_value(row.value),
+                )
+            )
+        if not changes and op not in ("rollback", "revert"):
+            return None
+        summary = summarize(op, changes, target)
+        labels = dict(meta.labels)
+        author = SYSTEM_AUTHOR if op == "expire" else meta.author
+        (seq,) = self.cur.execute(
+            self.sql.INSERT_COMMIT,
+            (
+                sc,
+                version,
+                parent or None,
+                stamp,
+                author,
+                meta.reason,
+                op,
+                target,
+                summary,
+                json.dumps(labels, sort_keys=True),
+            ),
+        ).fetchone()
+        self.cur.execute(self.sql.SET_HEAD, (sc, version))
+        return Commit(
+            scope=scope,
+            version=version,
+            seq=seq,
+            parent=parent or None,
+            created_at=moment,
+            author=author,
+            reason=meta.reason,
+            op=op,
+            changes=tuple(changes),
+            summary=summary,
+            labels=labels,
+            target=target,
+        )
+
+    # -- time travel ----------------------------------------------------------
+
+    def _rows_since(
+        self, scope: Namespace, lo: int, hi: int
+    ) -> list[tuple[_Row | None, _Row]]:
+        """For each item written in versions (lo, hi]: (its row at lo, its row at hi).
+
+        The row at `lo` is `None` when the item did not exist then; the row at
+        `hi` has `value=None` when it does not exist at `hi`. Cost: the rows
+        written in (lo, hi], never the size of the scope.
+        """
+        first: dict[tuple[str, str], int | None] = {}
+        last: dict[tuple[str, str], _Row] = {}
+        for (
+            rid,
+            ns,
+            key,
+            ver,
+            value,
+            prev_id,
+            created,
+            updated,
+            ttl,
+        ) in self.cur.execute(self.sql.ITEMS_IN_RANGE, (scope_text(scope), lo, hi)):
+            first.setdefault((ns, key), prev_id)
+            last[(ns, key)] = _Row(rid, ns, key, ver, value, created, updated, ttl)
+        before = self._rows_by_id([p for p in first.values() if p is not None])
+        pairs = []
+        for item, prev_id in first.items():
+            old = before.get(prev_id) if prev_id is not None else None
+            pairs.append((old if old and old.value is not None else None, last[item]))
+        return pairs
+
+    def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]:
+        rows = {}
+        for chunk in _chunks(ids):
+            for rid, ns, key, ver, value, created, updated, ttl in self.cur.execute(
+                *self.sql.items_by_id(chunk)
+            ):
+                rows[rid] = _Row(rid, ns, key, ver, value, created, updated, ttl)
+        return rows
+
+    def diff(self, scope: Namespace, v1: int, v2: int) -> list[Change]:
+        """What differs between the scope at `v1` and at `v2` (old = at v1)."""
+        self.check_version(scope, v1, allow_zero=True)
+        self.check_version(scope, v2, allow_zero=True)
+        lo, hi = sorted((v1, v2))
+        changes = []
+        for at_lo, at_hi in self._rows_since(scope, lo, hi):
+            old = decode_value(at_lo.value) if at_lo else None
+            new = decode_value(at_hi.value)
+            if old != new:
+                if v1 > v2:
+                    old, new = new, old
+                changes.append(Change(_namespace(at_hi.namespace), at_hi.key, old, new))
+        return changes
+
+    def rollback(self, scope: Namespace, to: int, meta: CommitMeta) -> Commit:
+        """Restore the scope to its state at `to`, as a new commit."""
+        head = self.check_version(scope, to, allow_zero=True)
+        if to == head:
+            raise VersionError(f"v{to} is already HEAD; there is nothing to roll back")
+        restore = []
+        for at_to, at_head in self._rows_since(scope, to, head):
+            if at_to is None:
+                if at_head.value is not None:
+                    restore.append(_NewRow(at_head.namespace, at_head.key, None, None))
+            elif decode_value(at_to.value) != decode_value(at_head.value):
+                restore.append(_restored(at_to))
+        commit = self._commit(scope, "rollback", restore, meta, target=to)
+        assert commit is not None
+        return commit
+
+    def revert(
+        self, scope: Namespace, version: int, meta: CommitMeta
+    ) -> Commit | RevertConflict:
+        """Undo one commit's changes as a new commit, unless later commits touched them."""
+        self.check_version(scope, version, allow_zero=False)
+        later: dict[tuple[str, str], list[int]] = {}
+        for ns, key, later_version in self.cur.execute(
+            self.sql.LATER_WRITES, (scope_text(scope), version)
+        ):
+            later.setdefault((ns, key), []).append(later_version)
+        if later:
+            return RevertConflict(
+                scope,
+                version,
+                tuple(
+                    Conflict(_namespace(ns), key, tuple(versions))
+                    for (ns, key), versions in later.items()
+                ),
+            )
+        written = self.cur.execute(
+            self.sql.COMMIT_ITEMS, (scope_text(scope), version)
+        ).fetchall()
+        if not written:
+            raise VersionError(
+                f"v{version} changed nothing; there is nothing to revert"
+            )
+        before = self._rows_by_id([r[4] for r in written if r[4] is not None])
+        restore = []
+        for _, ns, key, _, prev_id in written:
+            prev = before.get(prev_id) if prev_id is not None else None
+            if prev is None or prev.value is None:
+                restore.append(_NewRow(ns, key, None, None))
+            else:
+                restore.append(_restored(prev))
+        commit = self._commit(scope, "revert", restore, meta, target=version)
+        assert commit is not None
+        return commit
+
+    def reset(self, scope: Namespace, to: int) -> int:
+        """Delete every version after `to` for good. Returns how many were removed."""
+        head = self.check_version(scope, to, allow_zero=True)
+        sc = scope_text(scope)
+        reopen = [r[0] for r in self.cur.execute(self.sql.PREV_IDS_AFTER, (sc, to))]
+        self.cur.execute(self.sql.DELETE_ITEMS_AFTER, (sc, to))
+        self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
+        for chunk in _chunks(reopen):
+            self.cur.execute(*self.sql.reopen(chunk, to))
+        self.cur.execute(self.sql.SET_HEAD, (sc, to))
+        return head - to
+
+    def expire(self) -> list[Commit]:
+        """Delete every item whose TTL has passed: one `expire` commit per scope."""
+        by_scope: dict[Namespace, list[_NewRow]] = {}
+        for sc, ns, key in self.cur.execute(
+            self.sql.EXPIRED, (time.time(),)
+        ).fetchall():
+            by_scope.setdefault(_namespace(sc), []).append(_NewRow(ns, key, None, None))
+        commits = []
+        for scope, rows in by_scope.items():
+            commit = self._commit(scope, "expire", rows, CommitMeta())
+            if commit is not None:
+                commits.append(commit)
+        return commits
+
+    # -- history --------------------------------------------------------------
+
+    def log(
+        self,
+        scope: Namespace,
+        *,
+        version: int | None = None,
+        limit: int | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        author: str | None = None,
+    ) -> list[Commit]:
+        """Commits of a scope, newest first, with their changes."""
+        sc = scope_text(scope)
+        statement = self.sql.select_commits(
+            sc,
+            version=version,
+            limit=limit,
+            since=None if since is None else encode_time(since),
+            until=None if until is None else encode_time(until),
+            author=author,
+        )
+        heads = self.cur.execute(*statement).fetchall()
+        if not heads:
+            return []
+        changes: dict[int, list[Change]] = {}
+        lo, hi = heads[-1][1], heads[0][1]
+        for ver, ns, key, new, old in self.cur.execute(
+            self.sql.CHANGES_IN_RANGE, (sc, lo, hi)
+        ):
+            changes.setdefault(ver, []).append(
+                Change(_namespace(ns), key, decode_value(old), decode_value(new))
+            )
+        return [
+            Commit(
+                scope=scope,
+                version=ver,
+                seq=seq,
+                parent=parent,
+                created_at=decode_time(created),
+                author=who,
+                reason=why,
+                op=op,
+                changes=tuple(changes.get(ver, ())),
+                summary=summary,
+                labels=json.loads(labels),
+                target=target,
+            )
+            for seq, ver, parent, created, who, why, op, target, summary, labels in heads
+        ]
+
+    def show(self, scope: Namespace, version: int) -> Commit:
+        """One commit."""
+        self.check_version(scope, version, allow_zero=False)
+        return self.log(scope, version=version)[0]
+
+    def history(self, namespace: Namespace, key: str) -> list[ItemVersion]:
+        """Every version of one item, newest first, deletions included."""
+        scope = self.scope_of(namespace)
+        return [
+            ItemVersion(
+                namespace=namespace,
+                key=key,
+                version=ver,
+                seq=seq,
+                op=op,
+                author=who,
+                committed_at=decode_time(committed),
+                value=decode_value(value),
+                created_at=None if created is None else decode_time(created),
+                updated_at=None if updated is None else decode_time(updated),
+            )
+            for ver, seq, op, who, committed, value, created, updated in self.cur.execute(
+                self.sql.HISTORY, (scope_text(scope), namespace_text(namespace), key)
+            )
+        ]
+
+
+def _restored(row: _Row) -> _NewRow:
+    """A row that brings back `row` exactly as it was, timestamps included."""
+    return _NewRow(
+        row.namespace,
+        row.key,
+        row.value,
+        row.ttl_minutes,
+        row.created_at,
+        row.updated_at,
+    )

@@ -1,0 +1,487 @@
+"""The embedded default: the versioned log in one SQLite file (WAL mode).
+
+    >>> import tempfile, pathlib
+    >>> from langgraph_chronomem.engine.types import CommitMeta, Write
+    >>> engine = SqliteEngine(pathlib.Path(tempfile.mkdtemp()) / "log.sqlite3")
+    >>> with engine.transaction(write=True) as tx:
+    ...     [c.summary for c in tx.commit([Write(("notes",), "a", {"t": "hi"})], CommitMeta())]
+    ['created notes/a: hi']
+    >>> engine.close()
+
+One connection per engine, guarded by a lock; other processes open their own and
+SQLite serialises writers (`BEGIN IMMEDIATE` plus a busy timeout), so versions stay
+gap-free across processes too.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from langgraph_chronomem.engine import migrations
+from langgraph_chronomem.engine.base import LogTransaction, Statement
+from langgraph_chronomem.errors import ConfigError, InvalidFilterError
+
+__all__ = ["MIGRATIONS", "SqliteDialect", "SqliteEngine"]
+
+MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
+
+MIGRATIONS = [
+    migrations.Migration(
+        "0001_versioned_log",
+        (
+            """CREATE TABLE chronomem_meta (
+                name TEXT PRIMARY KEY,
+                value TEXT NOT NULL
+            )""",
+            # HEAD version per scope: the row writers serialise on.
+            """CREATE TABLE scopes (
+                scope TEXT PRIMARY KEY,
+                head INTEGER NOT NULL
+            )""",
+            """CREATE TABLE commits (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                scope TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                parent INTEGER,
+                created_at TEXT NOT NULL,
+                author TEXT,
+                reason TEXT,
+                op TEXT NOT NULL,
+                target INTEGER,
+                summary TEXT NOT NULL,
+                labels TEXT NOT NULL,
+                UNIQUE (scope, version)
+            )""",
+            # One row per item change; see engine/base.py for how validity works.
+            """CREATE TABLE items (
+                id INTEGER PRIMARY KEY,
+                scope TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                valid_to INTEGER,
+                namespace TEXT NOT NULL,
+                key TEXT NOT NULL,
+                value TEXT,
+                prev_id INTEGER,
+                created_at TEXT,
+                updated_at TEXT,
+                ttl_minutes REAL,
+                expires_at REAL
+            )""",
+            # HEAD: at most one open row per item, enforced by the database.
+            """CREATE UNIQUE INDEX items_head ON items (namespace, key)
+                WHERE valid_to IS NULL""",
+            "CREATE UNIQUE INDEX items_history ON items (namespace, key, version)",
+            "CREATE INDEX items_by_version ON items (scope, version)",
+            """CREATE INDEX items_expiry ON items (expires_at)
+                WHERE valid_to IS NULL AND expires_at IS NOT NULL""",
+        ),
+    ),
+]
+
+_COMPARATORS = {
+    "$eq": "=",
+    "$ne": "!=",
+    "$gt": ">",
+    "$gte": ">=",
+    "$lt": "<",
+    "$lte": "<=",
+}
+_NUMBER = "json_type(value, ?) IN ('integer', 'real')"
+
+
+def _json_path(key: str) -> str:
+    """`a.b` -> `$."a"."b"`: a bound parameter, so a key is never SQL."""
+    parts = key.split(".")
+    for part in parts:
+        if not part or '"' in part or any(ord(ch) < 32 for ch in part):
+            raise InvalidFilterError(
+                f"invalid filter key {key!r}: use dot-separated field names "
+                "without quotes or control characters, e.g. 'profile.city'"
+            )
+    return "$" + "".join(f'."{part}"' for part in parts)
+
+
+def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
+    """One filter comparison on the JSON value at `key`."""
+    if op not in _COMPARATORS:
+        raise InvalidFilterError(
+            f"unsupported filter operator {op!r} on {key!r}; "
+            f"use one of {', '.join(_COMPARATORS)}"
+        )
+    sign, path = _COMPARATORS[op], _json_path(key)
+    equality = op in ("$eq", "$ne")
+    if operand is None:
+        if not equality:
+            raise InvalidFilterError(f"{op} on {key!r} needs a number or a string")
+        return f"json_extract(value, ?) IS {'' if op == '$eq' else 'NOT '}NULL", [path]
+    if isinstance(operand, bool):
+        if not equality:
+            raise InvalidFilterError(f"{op} on {key!r} needs a number or a string")
+        return f"json_type(value, ?) {sign} ?", [path, "true" if operand else "false"]
+    if isinstance(operand, (int, float)):
+        return f"{_NUMBER} AND json_extract(value, ?) {sign} ?", [path, path, operand]
+    if isinstance(operand, str):
+        return (
+            f"json_type(value, ?) = 'text' AND json_extract(value, ?) {sign} ?",
+            [path, path, operand],
+        )
+    if isinstance(operand, (list, tuple, Mapping)) and equality:
+        return (
+            f"json_type(value, ?) IN ('array', 'object') AND json_extract(value, ?) {sign} ?",
+            [path, path, orjson.dumps(operand).decode()],
+        )
+    raise InvalidFilterError(f"cannot compare {key!r} with {operand!r} using {op}")
+
+
+def filter_conditions(
+    filter: Mapping[str, Any], parent: str = ""
+) -> tuple[list[str], list[Any]]:
+    """SQL conditions for a LangGraph search filter.
+
+    `{"city": "Paris"}` is equality, `{"age": {"$gte": 18}}` a comparison, and a
+    nested mapping without operators (`{"profile": {"city": "Paris"}}`) matches
+    fields inside the object, like `InMemoryStore` does.
+
+        >>> filter_conditions({"age": {"$gte": 18}})[0]
+        ["json_type(value, ?) IN ('integer', 'real') AND json_extract(value, ?) >= ?"]
+    """
+    conditions: list[str] = []
+    params: list[Any] = []
+    for name, cond in filter.items():
+        if not isinstance(name, str):
+            raise InvalidFilterError(f"filter keys are strings, got {name!r}")
+        key = f"{parent}.{name}" if parent else name
+        operators = isinstance(cond, Mapping) and [
+            k for k in cond if str(k).startswith("$")
+        ]
+        if isinstance(cond, Mapping) and operators:
+            if len(operators) != len(cond):
+                raise InvalidFilterError(
+                    f"filter for {key!r} mixes operators and fields: {dict(cond)!r}"
+                )
+            pairs = list(cond.items())
+        elif isinstance(cond, Mapping) and cond:
+            inner, inner_params = filter_conditions(cond, key)
+            conditions += inner
+            params += inner_params
+            continue
+        else:
+            pairs = [("$eq", cond)]
+        for op, operand in pairs:
+            sql, args = _comparison(key, op, operand)
+            conditions.append(sql)
+            params += args
+    return conditions, params
+
+
+def _visible(
+    scope: str | None, version: int | None, live_after: float | None
+) -> tuple[str, list[Any]]:
+    """Rows visible at HEAD (optionally unexpired) or at `version` of `scope`."""
+    if version is None:
+        if live_after is None:
+            return "valid_to IS NULL", []
+        return "valid_to IS NULL AND (expires_at IS NULL OR expires_at > ?)", [
+            live_after
+        ]
+    sql = "version <= ? AND (valid_to IS NULL OR valid_to > ?)"
+    if scope is None:
+        return sql, [version, version]
+    return "scope = ? AND " + sql, [scope, version, version]
+
+
+def _under(prefix: str) -> tuple[str, list[Any]]:
+    """The namespace itself or any namespace below it, as an index range.
+
+    `.` separates labels and `/` is the next character, so every descendant of
+    `a.b` sorts between `a.b.` and `a.b/`.
+    """
+    if not prefix:
+        return "", []
+    return "(namespace = ? OR (namespace > ? AND namespace < ?))", [
+        prefix,
+        prefix + ".",
+        prefix + "/",
+    ]
+
+
+def _where(*parts: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
+    sql = " AND ".join(p[0] for p in parts if p[0])
+    return sql, [param for p in parts for param in p[1]]
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+class SqliteDialect:
+    """The log's SQL for SQLite (>= 3.35)."""
+
+    HEAD = "SELECT head FROM scopes WHERE scope = ?"
+    SET_HEAD = (
+        "INSERT INTO scopes (scope, head) VALUES (?, ?) "
+        "ON CONFLICT (scope) DO UPDATE SET head = excluded.head"
+    )
+    CLOSE_LIVE = (
+        "UPDATE items SET valid_to = ? WHERE namespace = ? AND key = ? "
+        "AND valid_to IS NULL RETURNING id, value, created_at"
+    )
+    INSERT_ITEM = (
+        "INSERT INTO items (scope, version, valid_to, namespace, key, value, prev_id, "
+        "created_at, updated_at, ttl_minutes, expires_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    INSERT_COMMIT = (
+        "INSERT INTO commits (scope, version, parent, created_at, author, reason, op, "
+        "target, summary, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq"
+    )
+    ITEMS_IN_RANGE = (
+        "SELECT id, namespace, key, version, value, prev_id, created_at, updated_at, "
+        "ttl_minutes FROM items WHERE scope = ? AND version > ? AND version <= ? "
+        "ORDER BY namespace, key, version"
+    )
+    CHANGES_IN_RANGE = (
+        "SELECT i.version, i.namespace, i.key, i.value, p.value FROM items AS i "
+        "LEFT JOIN items AS p ON p.id = i.prev_id "
+        "WHERE i.scope = ? AND i.version BETWEEN ? AND ? ORDER BY i.version, i.id"
+    )
+    COMMIT_ITEMS = (
+        "SELECT id, namespace, key, value, prev_id FROM items "
+        "WHERE scope = ? AND version = ? ORDER BY id"
+    )
+    LATER_WRITES = (
+        "SELECT i.namespace, i.key, l.version FROM items AS i JOIN items AS l "
+        "ON l.namespace = i.namespace AND l.key = i.key AND l.version > i.version "
+        "WHERE i.scope = ? AND i.version = ? ORDER BY i.id, l.version"
+    )
+    HISTORY = (
+        "SELECT i.version, c.seq, c.op, c.author, c.created_at, i.value, i.created_at, "
+        "i.updated_at FROM items AS i JOIN commits AS c "
+        "ON c.scope = ? AND c.version = i.version "
+        "WHERE i.namespace = ? AND i.key = ? ORDER BY i.version DESC"
+    )
+    EXPIRED = (
+        "SELECT scope, namespace, key FROM items WHERE valid_to IS NULL "
+        "AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY id"
+    )
+    PREV_IDS_AFTER = "SELECT prev_id FROM items WHERE scope = ? AND version > ? AND prev_id IS NOT NULL"
+    DELETE_ITEMS_AFTER = "DELETE FROM items WHERE scope = ? AND version > ?"
+    DELETE_COMMITS_AFTER = "DELETE FROM commits WHERE scope = ? AND version > ?"
+
+    def items_by_id(self, ids: Sequence[int]) -> Statement:
+        return Statement(
+            "SELECT id, namespace, key, version, value, created_at, updated_at, "
+            f"ttl_minutes FROM items WHERE id IN ({_marks(ids)})",
+            ids,
+        )
+
+    def reopen(self, ids: Sequence[int], to: int) -> Statement:
+        return Statement(
+            "UPDATE items SET valid_to = NULL WHERE version <= ? "
+            f"AND value IS NOT NULL AND id IN ({_marks(ids)})",
+            (to, *ids),
+        )
+
+    def refresh_ttl(self, namespace: str, keys: Sequence[str], now: float) -> Statement:
+        return Statement(
+            "UPDATE items SET expires_at = ? + ttl_minutes * 60 WHERE valid_to IS NULL "
+            f"AND ttl_minutes IS NOT NULL AND namespace = ? AND key IN ({_marks(keys)})",
+            (now, namespace, *keys),
+        )
+
+    def select_commits(
+        self,
+        scope: str,
+        *,
+        version: int | None,
+        limit: int | None,
+        since: str | None,
+        until: str | None,
+        author: str | None,
+    ) -> Statement:
+        where, params = ["scope = ?"], [scope]
+        for sql, value in (
+            ("version = ?", version),
+            ("created_at >= ?", since),
+            ("created_at <= ?", until),
+            ("author = ?", author),
+        ):
+            if value is not None:
+                where.append(sql)
+                params.append(value)
+        sql = (
+            "SELECT seq, version, parent, created_at, author, reason, op, target, "
+            f"summary, labels FROM commits WHERE {' AND '.join(where)} "
+            "ORDER BY version DESC"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return Statement(sql, params)
+
+    def select_items(
+        self,
+        *,
+        namespace: str,
+        keys: Sequence[str],
+        version: int | None,
+        live_after: float | None,
+    ) -> Statement:
+        visible, params = _visible(None, version, live_after)
+        return Statement(
+            "SELECT key, value, created_at, updated_at, ttl_minutes FROM items "
+            f"WHERE namespace = ? AND key IN ({_marks(keys)}) AND {visible}",
+            (namespace, *keys, *params),
+        )
+
+    def search_items(
+        self,
+        *,
+        prefix: str,
+        filter: Mapping[str, Any] | None,
+        limit: int,
+        offset: int,
+        scope: str | None,
+        version: int | None,
+        live_after: float | None,
+    ) -> Statement:
+        conditions, filter_params = filter_conditions(filter or {})
+        where, params = _where(
+            _visible(scope, version, live_after),
+            _under(prefix),
+            (" AND ".join(conditions), filter_params),
+        )
+        return Statement(
+            "SELECT namespace, key, value, created_at, updated_at, ttl_minutes FROM items "
+            f"WHERE {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+
+    def select_namespaces(
+        self,
+        *,
+        prefix: str,
+        scope: str | None,
+        version: int | None,
+        live_after: float | None,
+    ) -> Statement:
+        where, params = _where(_visible(scope, version, live_after), _under(prefix))
+        return Statement(f"SELECT DISTINCT namespace FROM items WHERE {where}", params)
+
+
+class SqliteEngine:
+    """The versioned log in a SQLite file.
+
+    Args:
+        path: The database file (created if missing).
+        scope_depth: Leading namespace labels that make a scope. `None` takes the
+            depth the database was created with (0 for a new one).
+        omit_expired: Hide items whose TTL has passed from reads at HEAD.
+        busy_timeout: Seconds a writer waits for another process's transaction.
+        synchronous: SQLite's `synchronous` pragma. `FULL` (the default) makes
+            every commit durable across power loss; `NORMAL` only across crashes
+            of the process.
+
+    Raises:
+        ConfigError: If `scope_depth` contradicts the depth the database was
+            created with, or SQLite is older than 3.35.
+    """
+
+    dialect = SqliteDialect()
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        scope_depth: int | None = None,
+        omit_expired: bool = False,
+        busy_timeout: float = 30.0,
+        synchronous: str = "FULL",
+    ) -> None:
+        if sqlite3.sqlite_version_info < MIN_SQLITE:
+            raise ConfigError(
+                f"langgraph-chronomem needs SQLite >= 3.35 (found {sqlite3.sqlite_version})"
+            )
+        if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
+            raise ConfigError(
+                f"synchronous must be FULL, NORMAL or EXTRA, not {synchronous!r}"
+            )
+        self.path = Path(path)
+        self.omit_expired = omit_expired
+        self._lock = threading.Lock()
+        self.conn = sqlite3.connect(
+            self.path,
+            timeout=busy_timeout,
+            isolation_level=None,
+            check_same_thread=False,
+        )
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+            migrations.apply(self.conn, MIGRATIONS)
+            self.scope_depth = self._settle_scope_depth(scope_depth)
+        except BaseException:
+            self.conn.close()
+            raise
+
+    def _settle_scope_depth(self, requested: int | None) -> int:
+        if requested is not None and (
+            isinstance(requested, bool)
+            or not isinstance(requested, int)
+            or requested < 0
+        ):
+            raise ConfigError(f"scope_depth must be an int >= 0, got {requested!r}")
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = self.conn.execute(
+                "SELECT value FROM chronomem_meta WHERE name = 'scope_depth'"
+            ).fetchone()
+            if row is None:
+                depth = requested or 0
+                self.conn.execute(
+                    "INSERT INTO chronomem_meta (name, value) VALUES ('scope_depth', ?)",
+                    (str(depth),),
+                )
+            else:
+                depth = int(row[0])
+        finally:
+            self.conn.execute("COMMIT")
+        if requested is not None and requested != depth:
+            raise ConfigError(
+                f"{self.path} was created with scope_depth={depth}; open it with "
+                f"scope_depth={depth} (or leave it out), not {requested}"
+            )
+        return depth
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[LogTransaction]:
+        """One database transaction; commits on success, rolls back on any error.
+
+        Write transactions take SQLite's write lock up front (`BEGIN IMMEDIATE`),
+        so two writers never deadlock upgrading a read.
+        """
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield LogTransaction(
+                    self.conn.cursor(),
+                    self.dialect,
+                    self.scope_depth,
+                    omit_expired=self.omit_expired,
+                )
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the connection. Safe to call twice."""
+        with self._lock:
+            self.conn.close()

@@ -1,0 +1,188 @@
+"""The records the versioned log reads and writes.
+
+They are plain frozen dataclasses with no database or LangGraph in them, so the
+store, the CLI and the undo tool can all hand them around and print them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+__all__ = [
+    "Change",
+    "Commit",
+    "CommitMeta",
+    "Conflict",
+    "ItemVersion",
+    "Op",
+    "RevertConflict",
+    "StoredItem",
+    "Write",
+]
+
+Op = Literal["put", "delete", "batch", "rollback", "revert", "expire"]
+"""What made a commit: one put, one delete, a batch of writes, a rollback, a
+revert, or a TTL expiry."""
+
+Namespace = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One item's change inside a commit (or between two versions).
+
+    `old` is `None` when the item did not exist before, `new` is `None` when it
+    was deleted.
+
+        >>> Change(("memories", "alice"), "city", {"v": "Boston"}, {"v": "Paris"}).kind
+        'updated'
+    """
+
+    namespace: Namespace
+    key: str
+    old: dict[str, Any] | None
+    new: dict[str, Any] | None
+
+    @property
+    def kind(self) -> Literal["created", "updated", "deleted"]:
+        """`created`, `updated` or `deleted`."""
+        if self.old is None:
+            return "created"
+        if self.new is None:
+            return "deleted"
+        return "updated"
+
+    @property
+    def path(self) -> str:
+        """The item's address as text: `memories/alice/city`."""
+        return "/".join((*self.namespace, self.key))
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One atomic change to one scope.
+
+    Attributes:
+        scope: The scope (namespace prefix) the commit belongs to.
+        version: 1, 2, 3… per scope, gap-free.
+        seq: Global commit sequence number, increasing across all scopes.
+        parent: The version this commit was made on top of (`None` for version 1).
+        created_at: When the commit was made (UTC).
+        author: Who made it (`commit_context(author=...)`, `system` for expiries).
+        reason: Why, if the writer said.
+        op: `put`, `delete`, `batch`, `rollback`, `revert` or `expire`.
+        changes: The items it changed, with their old and new values.
+        summary: One readable sentence, e.g.
+            `updated memories/alice/city: Boston -> Paris`.
+        labels: Where it came from: `thread_id`, `checkpoint_id`, `run_id`, `node`
+            when written inside a LangGraph run, plus any labels the caller set.
+        target: For a rollback the version it restored; for a revert the version
+            it undid; otherwise `None`.
+    """
+
+    scope: Namespace
+    version: int
+    seq: int
+    parent: int | None
+    created_at: datetime
+    author: str | None
+    reason: str | None
+    op: Op
+    changes: tuple[Change, ...]
+    summary: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    target: int | None = None
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """An item a revert would overwrite, and the later versions that changed it."""
+
+    namespace: Namespace
+    key: str
+    later_versions: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RevertConflict:
+    """Why `revert` applied nothing: later commits changed the same items.
+
+    Roll back instead, or revert the later commits first (newest first).
+    """
+
+    scope: Namespace
+    version: int
+    conflicts: tuple[Conflict, ...]
+
+    def __str__(self) -> str:
+        items = ", ".join(
+            f"{'/'.join((*c.namespace, c.key))} (changed again in "
+            f"{', '.join(f'v{v}' for v in c.later_versions)})"
+            for c in self.conflicts
+        )
+        return f"cannot revert v{self.version}: {items}"
+
+
+@dataclass(frozen=True)
+class ItemVersion:
+    """One version of one item, as `history()` lists them.
+
+    `value` is `None` for the version that deleted the item.
+    """
+
+    namespace: Namespace
+    key: str
+    version: int
+    seq: int
+    op: Op
+    author: str | None
+    committed_at: datetime
+    value: dict[str, Any] | None
+    created_at: datetime | None
+    updated_at: datetime | None
+
+    @property
+    def deleted(self) -> bool:
+        """True for the version that removed the item."""
+        return self.value is None
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    """An item as the log holds it at some version (the store turns it into an `Item`).
+
+    `ttl_minutes` is its time to live, `None` if it never expires.
+    """
+
+    namespace: Namespace
+    key: str
+    value: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    ttl_minutes: float | None = None
+
+
+@dataclass(frozen=True)
+class Write:
+    """A put (`value` is a mapping) or a delete (`value` is `None`) of one item.
+
+    `ttl_minutes` sets the item's time to live; `None` keeps it forever.
+    """
+
+    namespace: Namespace
+    key: str
+    value: Mapping[str, Any] | None
+    ttl_minutes: float | None = None
+
+
+@dataclass(frozen=True)
+class CommitMeta:
+    """Who, why, when and from where, for the commits one call makes."""
+
+    author: str | None = None
+    reason: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    timestamp: datetime | None = None

@@ -1,0 +1,79 @@
+"""Turning stored values and timestamps into text and back.
+
+Values are JSON objects encoded with orjson, the encoder LangGraph's own stores
+use, so a `datetime` or `UUID` inside a value is stored the same way. Unlike
+plain orjson, a non-finite float is refused instead of silently becoming `null`:
+
+    >>> encode_value({"score": 0.5})
+    '{"score":0.5}'
+    >>> encode_value({"score": float("nan")})
+    Traceback (most recent call last):
+    ...
+    langgraph_chronomem.errors.InvalidValueError: value for 'score' holds nan, which JSON cannot store
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import orjson
+
+from langgraph_chronomem.errors import InvalidValueError
+
+__all__ = ["decode_time", "decode_value", "encode_time", "encode_value", "utc"]
+
+
+def _check_finite(value: Any, where: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidValueError(
+            f"value for {where!r} holds {value}, which JSON cannot store"
+        )
+    if isinstance(value, Mapping):
+        for name, inner in value.items():
+            _check_finite(inner, f"{where}.{name}" if where else str(name))
+    elif isinstance(value, (list, tuple)):
+        for index, inner in enumerate(value):
+            _check_finite(inner, f"{where}[{index}]")
+
+
+def encode_value(value: Any) -> str:
+    """Encode an item value as JSON text.
+
+    Raises:
+        InvalidValueError: If `value` is not a mapping with string keys whose
+            contents JSON can hold.
+    """
+    if not isinstance(value, Mapping):
+        raise InvalidValueError(
+            f"an item value must be a dict (a JSON object), got {type(value).__name__}"
+        )
+    _check_finite(value, "")
+    try:
+        return orjson.dumps(dict(value)).decode()
+    except TypeError as exc:
+        raise InvalidValueError(f"value cannot be stored as JSON: {exc}") from exc
+
+
+def decode_value(text: str | bytes | None) -> dict[str, Any] | None:
+    """Decode JSON text from the log; `None` (a deletion) stays `None`."""
+    return None if text is None else orjson.loads(text)
+
+
+def utc(moment: datetime) -> datetime:
+    """The same moment in UTC; a naive datetime is taken to be UTC already."""
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def encode_time(moment: datetime) -> str:
+    """Fixed-width ISO text in UTC, so text order is time order."""
+    return utc(moment).isoformat(timespec="microseconds")
+
+
+def decode_time(text: str) -> datetime:
+    """Read back what `encode_time` wrote."""
+    return datetime.fromisoformat(text)

@@ -1,0 +1,223 @@
+"""LangGraph store ops in, log reads and writes out.
+
+`check_ops` validates a whole batch before anything runs (so a bad op changes
+nothing) and turns its `PutOp`s into log writes; `run_reads` answers the read ops
+inside an open log transaction, at HEAD or at one version of one scope. The store
+and its read-only `as_of` view share both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from langgraph.store.base import (
+    GetOp,
+    InvalidNamespaceError,
+    Item,
+    ListNamespacesOp,
+    MatchCondition,
+    Op,
+    PutOp,
+    Result,
+    SearchItem,
+    SearchOp,
+    validate_op_namespace,
+)
+
+from langgraph_chronomem.engine.base import LogTransaction, scope_of
+from langgraph_chronomem.engine.types import Namespace, StoredItem, Write
+from langgraph_chronomem.errors import InvalidValueError, ScopeError
+
+__all__ = ["ReadPlan", "check_ops", "check_scope", "run_reads"]
+
+
+def check_scope(namespace: Sequence[str], depth: int) -> Namespace:
+    """Validate a scope argument (the scope or any namespace inside it); return the scope.
+
+    Raises:
+        InvalidNamespaceError: If a label is empty, not a string or has a dot.
+        ScopeError: If it has fewer labels than `depth`.
+    """
+    if isinstance(namespace, str):
+        raise ScopeError(
+            f"a scope is a tuple of labels, like ('memories', 'alice'), not {namespace!r}"
+        )
+    namespace = tuple(namespace)
+    validate_op_namespace(GetOp(namespace, ""))
+    return scope_of(namespace, depth)
+
+
+def _check_page(op: SearchOp | ListNamespacesOp) -> None:
+    for name in ("limit", "offset"):
+        number = getattr(op, name)
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise ValueError(f"{name} must be an int >= 0, got {number!r}")
+
+
+def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
+    """Validate every op of a batch; return the ops and the writes they make.
+
+    Raises:
+        InvalidNamespaceError: For LangGraph's namespace rules.
+        ScopeError: For a get or put namespace shorter than `depth`.
+        InvalidValueError: For a put value that is not a dict or a bad TTL.
+        TypeError: For an object that is not a store op.
+    """
+    ops = list(ops)
+    writes = []
+    for op in ops:
+        if not isinstance(op, (GetOp, PutOp, SearchOp, ListNamespacesOp)):
+            raise TypeError(f"not a store op: {op!r}")
+        validate_op_namespace(op)
+        if isinstance(op, (GetOp, PutOp)):
+            if not isinstance(op.key, str):
+                raise InvalidValueError(f"keys are strings, got {op.key!r}")
+            if not op.namespace:
+                raise InvalidNamespaceError("Namespace cannot be empty.")
+            scope_of(op.namespace, depth)
+        if isinstance(op, PutOp):
+            ttl = op.ttl
+            if ttl is not None and (
+                isinstance(ttl, bool)
+                or not isinstance(ttl, (int, float))
+                or not math.isfinite(ttl)
+                or ttl <= 0
+            ):
+                raise InvalidValueError(f"ttl is minutes > 0 or None, got {ttl!r}")
+            writes.append(Write(op.namespace, op.key, op.value, ttl))
+        elif isinstance(op, (SearchOp, ListNamespacesOp)):
+            _check_page(op)
+        if isinstance(op, ListNamespacesOp):
+            for condition in op.match_conditions or ():
+                if condition.match_type not in ("prefix", "suffix"):
+                    raise ValueError(
+                        f"match_type is 'prefix' or 'suffix', not {condition.match_type!r}"
+                    )
+    return ops, writes
+
+
+def _matches(condition: MatchCondition, namespace: Namespace) -> bool:
+    """Label-by-label match; `*` matches any one label."""
+    path = tuple(condition.path)
+    if len(namespace) < len(path):
+        return False
+    labels = (
+        namespace[: len(path)]
+        if condition.match_type == "prefix"
+        else namespace[len(namespace) - len(path) :]
+    )
+    return all(p in ("*", label) for p, label in zip(path, labels, strict=True))
+
+
+def _fixed_prefix(conditions: Sequence[MatchCondition]) -> Namespace:
+    """The labels every match must start with: a prefix condition up to its first `*`."""
+    for condition in conditions:
+        if condition.match_type == "prefix":
+            fixed = []
+            for label in condition.path:
+                if label == "*":
+                    break
+                fixed.append(label)
+            return tuple(fixed)
+    return ()
+
+
+@dataclass
+class ReadPlan:
+    """Where reads look: HEAD (`version=None`) or one version of one scope."""
+
+    scope: Namespace | None = None
+    version: int | None = None
+    refresh: list[tuple[Namespace, str]] = field(default_factory=list)
+
+    def within(self, namespace: Namespace, *, prefix: bool) -> Namespace:
+        """Check a namespace against the view's scope; return what to query.
+
+        A search prefix shorter than the scope narrows to the scope itself.
+        """
+        if self.scope is None:
+            return namespace
+        shared = min(len(namespace), len(self.scope))
+        if namespace[:shared] != self.scope[:shared] or (
+            not prefix and len(namespace) < len(self.scope)
+        ):
+            raise ScopeError(
+                f"{namespace!r} is outside the scope {self.scope!r} this view reads"
+            )
+        return namespace if len(namespace) >= len(self.scope) else self.scope
+
+
+def _to_item(stored: StoredItem) -> Item:
+    return Item(
+        value=stored.value,
+        key=stored.key,
+        namespace=stored.namespace,
+        created_at=stored.created_at,
+        updated_at=stored.updated_at,
+    )
+
+
+def _to_search_item(stored: StoredItem) -> SearchItem:
+    return SearchItem(
+        stored.namespace, stored.key, stored.value, stored.created_at, stored.updated_at
+    )
+
+
+def run_reads(tx: LogTransaction, ops: Sequence[Op], plan: ReadPlan) -> list[Result]:
+    """Answer the read ops of a batch (puts get `None`), in the order given.
+
+    Items returned by ops with `refresh_ttl` that have a TTL are collected in
+    `plan.refresh` for the caller to refresh.
+    """
+    results: list[Result] = [None] * len(ops)
+    gets: dict[Namespace, list[int]] = {}
+    for index, op in enumerate(ops):
+        if isinstance(op, GetOp):
+            gets.setdefault(plan.within(op.namespace, prefix=False), []).append(index)
+    for namespace, indexes in gets.items():
+        keys = [ops[i].key for i in indexes]  # type: ignore[union-attr]
+        found = tx.get(namespace, keys, version=plan.version)
+        for index in indexes:
+            op = ops[index]
+            stored = found.get(op.key)  # type: ignore[union-attr]
+            results[index] = None if stored is None else _to_item(stored)
+            if stored and stored.ttl_minutes is not None and op.refresh_ttl:  # type: ignore[union-attr]
+                plan.refresh.append((namespace, stored.key))
+    for index, op in enumerate(ops):
+        if isinstance(op, SearchOp):
+            found_items = tx.search(
+                plan.within(tuple(op.namespace_prefix), prefix=True),
+                filter=op.filter,
+                limit=op.limit,
+                offset=op.offset,
+                scope=plan.scope,
+                version=plan.version,
+            )
+            results[index] = [_to_search_item(s) for s in found_items]
+            if op.refresh_ttl:
+                plan.refresh += [
+                    (s.namespace, s.key)
+                    for s in found_items
+                    if s.ttl_minutes is not None
+                ]
+        elif isinstance(op, ListNamespacesOp):
+            results[index] = _list_namespaces(tx, op, plan)
+    return results
+
+
+def _list_namespaces(
+    tx: LogTransaction, op: ListNamespacesOp, plan: ReadPlan
+) -> list[Namespace]:
+    conditions = tuple(op.match_conditions or ())
+    namespaces = [
+        ns
+        for ns in tx.namespaces(
+            _fixed_prefix(conditions), scope=plan.scope, version=plan.version
+        )
+        if all(_matches(c, ns) for c in conditions)
+    ]
+    if op.max_depth is not None:
+        namespaces = list({ns[: op.max_depth] for ns in namespaces})
+    return sorted(namespaces)[op.offset : op.offset + op.limit]
