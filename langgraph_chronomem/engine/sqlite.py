@@ -108,36 +108,57 @@ def _json_path(key: str) -> str:
     return "$" + "".join(f'."{part}"' for part in parts)
 
 
+def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
+    """Equality that respects JSON types: `1` never equals `true` or `"1"`."""
+    path = _json_path(key)
+    if operand is None:  # like LangGraph's stores: a missing field counts as null
+        return "json_extract(value, ?) IS NULL", [path]
+    if isinstance(operand, bool):
+        return "json_type(value, ?) = ?", [path, "true" if operand else "false"]
+    if isinstance(operand, (int, float)):
+        return f"{_NUMBER} AND json_extract(value, ?) = ?", [path, path, operand]
+    if isinstance(operand, str):
+        return "json_type(value, ?) = 'text' AND json_extract(value, ?) = ?", [
+            path,
+            path,
+            operand,
+        ]
+    if isinstance(operand, (list, tuple, Mapping)):
+        return (
+            "json_type(value, ?) IN ('array', 'object') AND json_extract(value, ?) = ?",
+            [path, path, orjson.dumps(operand).decode()],
+        )
+    raise InvalidFilterError(f"cannot compare {key!r} with {operand!r}")
+
+
 def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
-    """One filter comparison on the JSON value at `key`."""
+    """One filter comparison on the JSON value at `key`.
+
+    `$ne` matches fields that are present, not null, and different, as
+    `SqliteStore` and `PostgresStore` do; `$gt` and friends compare numbers with
+    numbers and strings with strings only.
+    """
+    if op == "$eq":
+        return _equals(key, operand)
+    if op == "$ne":
+        if operand is None:
+            return "json_extract(value, ?) IS NOT NULL", [_json_path(key)]
+        sql, params = _equals(key, operand)
+        return f"json_type(value, ?) != 'null' AND NOT ({sql})", [_json_path(key), *params]
     if op not in _COMPARATORS:
         raise InvalidFilterError(
             f"unsupported filter operator {op!r} on {key!r}; "
             f"use one of {', '.join(_COMPARATORS)}"
         )
     sign, path = _COMPARATORS[op], _json_path(key)
-    equality = op in ("$eq", "$ne")
-    if operand is None:
-        if not equality:
-            raise InvalidFilterError(f"{op} on {key!r} needs a number or a string")
-        return f"json_extract(value, ?) IS {'' if op == '$eq' else 'NOT '}NULL", [path]
-    if isinstance(operand, bool):
-        if not equality:
-            raise InvalidFilterError(f"{op} on {key!r} needs a number or a string")
-        return f"json_type(value, ?) {sign} ?", [path, "true" if operand else "false"]
-    if isinstance(operand, (int, float)):
+    if isinstance(operand, (int, float)) and not isinstance(operand, bool):
         return f"{_NUMBER} AND json_extract(value, ?) {sign} ?", [path, path, operand]
     if isinstance(operand, str):
         return (
             f"json_type(value, ?) = 'text' AND json_extract(value, ?) {sign} ?",
             [path, path, operand],
         )
-    if isinstance(operand, (list, tuple, Mapping)) and equality:
-        return (
-            f"json_type(value, ?) IN ('array', 'object') AND json_extract(value, ?) {sign} ?",
-            [path, path, orjson.dumps(operand).decode()],
-        )
-    raise InvalidFilterError(f"cannot compare {key!r} with {operand!r} using {op}")
+    raise InvalidFilterError(f"{op} on {key!r} needs a number or a string, got {operand!r}")
 
 
 def filter_conditions(
