@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -397,6 +398,24 @@ class SqliteDialect:
         return Statement(f"SELECT DISTINCT namespace FROM items WHERE {where}", params)
 
 
+def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
+    """Switch to WAL, waiting out other openers.
+
+    Turning a new file to WAL needs an exclusive lock, and SQLite reports "locked"
+    at once there instead of using the busy timeout, so two processes creating
+    the same store together would fail without this retry.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.005)
+
+
 class SqliteEngine:
     """The versioned log in a SQLite file.
 
@@ -444,7 +463,7 @@ class SqliteEngine:
             check_same_thread=False,
         )
         try:
-            self.conn.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(self.conn, busy_timeout)
             self.conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
             migrations.apply(self.conn, MIGRATIONS)
             self.scope_depth = self._settle_scope_depth(scope_depth)
