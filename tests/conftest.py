@@ -20,6 +20,10 @@ from langgraph_chronomem import ChronoStore
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
+# ONNX Runtime's native telemetry uploads in the background; it reads this at import.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+# Models come from `python -m langgraph_chronomem.models provision`, never a download.
+os.environ.setdefault("CHRONOMEM_OFFLINE", "1")
 
 
 class NetworkAccessError(RuntimeError):
