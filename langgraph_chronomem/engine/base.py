@@ -15,6 +15,7 @@ rows it changes; a rollback only the rows written since its target.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, NamedTuple, Protocol
 
-from langgraph_chronomem.engine.describe import summarize
+from langgraph_chronomem.engine.describe import descriptor, summarize
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -44,7 +45,15 @@ from langgraph_chronomem.engine.values import (
 )
 from langgraph_chronomem.errors import ScopeError, VersionError, VersionNotFound
 
-__all__ = ["Cursor", "Dialect", "LogTransaction", "Statement", "scope_of", "scope_text"]
+__all__ = [
+    "Cursor",
+    "Dialect",
+    "LogTransaction",
+    "Statement",
+    "scope_key",
+    "scope_of",
+    "scope_text",
+]
 
 SYSTEM_AUTHOR = "system"
 _CHUNK = 500  # keeps every IN (...) list under any driver's parameter limit
@@ -82,6 +91,8 @@ class Dialect(Protocol):
     EXPIRED: str
     DELETE_ITEMS_AFTER: str
     DELETE_COMMITS_AFTER: str
+    INSERT_DESCRIPTOR: str
+    DELETE_DESCRIPTORS_AFTER: str
     PREV_IDS_AFTER: str
 
     def select_commits(
@@ -131,6 +142,16 @@ class Dialect(Protocol):
 
     def items_by_id(self, ids: Sequence[int]) -> Statement: ...
 
+    def search_descriptors(
+        self,
+        scope_key: str,
+        words: Sequence[str],
+        *,
+        limit: int,
+        since: str | None,
+        until: str | None,
+    ) -> Statement: ...
+
     def reopen(self, ids: Sequence[int], to: int) -> Statement: ...
 
 
@@ -142,6 +163,15 @@ def namespace_text(namespace: Namespace) -> str:
 def scope_text(scope: Namespace) -> str:
     """Scopes are stored like namespaces; the whole-store scope is ``""``."""
     return ".".join(scope)
+
+
+def scope_key(scope: Namespace) -> str:
+    """One opaque word per scope, for full-text and vector filters.
+
+        >>> scope_key(("memories", "alice"))
+        'sf7e917d8240ba3269c70ca30'
+    """
+    return "s" + hashlib.sha1(scope_text(scope).encode()).hexdigest()[:24]
 
 
 def scope_of(namespace: Namespace, depth: int) -> Namespace:
@@ -428,7 +458,7 @@ class LogTransaction:
             ),
         ).fetchone()
         self.cur.execute(self.sql.SET_HEAD, (sc, version))
-        return Commit(
+        commit = Commit(
             scope=scope,
             version=version,
             seq=seq,
@@ -442,6 +472,10 @@ class LogTransaction:
             labels=labels,
             target=target,
         )
+        self.cur.execute(
+            self.sql.INSERT_DESCRIPTOR, (seq, scope_key(scope), descriptor(commit))
+        )
+        return commit
 
     # -- time travel ----------------------------------------------------------
 
@@ -560,6 +594,7 @@ class LogTransaction:
         sc = scope_text(scope)
         reopen = [r[0] for r in self.cur.execute(self.sql.PREV_IDS_AFTER, (sc, to))]
         self.cur.execute(self.sql.DELETE_ITEMS_AFTER, (sc, to))
+        self.cur.execute(self.sql.DELETE_DESCRIPTORS_AFTER, (sc, to))
         self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
         for chunk in _chunks(reopen):
             self.cur.execute(*self.sql.reopen(chunk, to))
@@ -579,6 +614,30 @@ class LogTransaction:
             if commit is not None:
                 commits.append(commit)
         return commits
+
+    def search_descriptors(
+        self,
+        scope: Namespace,
+        words: Sequence[str],
+        *,
+        limit: int,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[tuple[int, float]]:
+        """BM25 over the scope's commit descriptors: (version, score), best first.
+
+        Lower scores are better matches (SQLite's bm25 sign convention).
+        """
+        if not words:
+            return []
+        statement = self.sql.search_descriptors(
+            scope_key(scope),
+            words,
+            limit=limit,
+            since=None if since is None else encode_time(since),
+            until=None if until is None else encode_time(until),
+        )
+        return [(version, score) for version, score in self.cur.execute(*statement)]
 
     # -- history --------------------------------------------------------------
 

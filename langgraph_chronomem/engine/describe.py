@@ -15,9 +15,9 @@ from typing import Any
 
 import orjson
 
-from langgraph_chronomem.engine.types import Change, Op
+from langgraph_chronomem.engine.types import Change, Commit, Op
 
-__all__ = ["describe_change", "render_value", "summarize"]
+__all__ = ["descriptor", "describe_change", "render_value", "summarize"]
 
 _MAX_VALUE_CHARS = 80
 _MAX_LISTED_CHANGES = 3
@@ -99,3 +99,48 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
     if len(changes) == 1:
         return describe_change(changes[0])
     return f"{len(changes)} changes: {listed}"
+
+
+def _full_text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        return " ".join(f"{name} {_full_text(inner)}" for name, inner in value.items())
+    if isinstance(value, list):
+        return " ".join(_full_text(inner) for inner in value)
+    return str(value)
+
+
+def descriptor(commit: Commit) -> str:
+    """The text a commit is found by: what the natural-language undo searches.
+
+    Its summary, every change with the item's path and its values before and
+    after in full, and who wrote it and why. Ids (thread, checkpoint, run) are
+    left out: they would only add noise to word matching.
+
+        >>> from datetime import datetime, timezone
+        >>> c = Commit(("m", "alice"), 2, 2, 1, datetime.now(timezone.utc), "agent",
+        ...            "user moved", "put",
+        ...            (Change(("m", "alice"), "city", {"city": "Boston"}, {"city": "NYC"}),),
+        ...            "updated m/alice/city: Boston -> NYC", {"node": "remember"})
+        >>> print(descriptor(c))
+        updated m/alice/city: Boston -> NYC
+        updated city m alice before: city Boston after: city NYC
+        put by agent because user moved; remember
+    """
+    lines = [commit.summary]
+    for change in commit.changes:
+        words = " ".join((change.kind, change.key, *change.namespace))
+        before = f" before: {_full_text(change.old)}" if change.old is not None else ""
+        after = f" after: {_full_text(change.new)}" if change.new is not None else ""
+        lines.append(words + before + after)
+    footer = commit.op
+    if commit.author:
+        footer += f" by {commit.author}"
+    if commit.reason:
+        footer += f" because {commit.reason}"
+    context = [v for k, v in sorted(commit.labels.items()) if not k.endswith("_id")]
+    if context:
+        footer += "; " + " ".join(context)
+    lines.append(footer)
+    return "\n".join(lines)

@@ -82,6 +82,11 @@ MIGRATIONS = [
             "CREATE INDEX items_by_version ON items (scope, version)",
             """CREATE INDEX items_expiry ON items (expires_at)
                 WHERE valid_to IS NULL AND expires_at IS NOT NULL""",
+            # Commit descriptors for BM25, rowid = commits.seq; written in the
+            # commit's own transaction, so it can never lag behind the log.
+            """CREATE VIRTUAL TABLE descriptors USING fts5(
+                scope_key, text, tokenize = 'porter unicode61'
+            )""",
         ),
     ),
 ]
@@ -294,8 +299,43 @@ class SqliteDialect:
         "AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY id"
     )
     PREV_IDS_AFTER = "SELECT prev_id FROM items WHERE scope = ? AND version > ? AND prev_id IS NOT NULL"
+    INSERT_DESCRIPTOR = "INSERT INTO descriptors (rowid, scope_key, text) VALUES (?, ?, ?)"
+    DELETE_DESCRIPTORS_AFTER = (
+        "DELETE FROM descriptors WHERE rowid IN "
+        "(SELECT seq FROM commits WHERE scope = ? AND version > ?)"
+    )
     DELETE_ITEMS_AFTER = "DELETE FROM items WHERE scope = ? AND version > ?"
     DELETE_COMMITS_AFTER = "DELETE FROM commits WHERE scope = ? AND version > ?"
+
+    def search_descriptors(
+        self,
+        scope_key: str,
+        words: Sequence[str],
+        *,
+        limit: int,
+        since: str | None,
+        until: str | None,
+    ) -> Statement:
+        """BM25 over one scope's descriptors: any of `words`, best first.
+
+        Each word is quoted, so FTS5 syntax in a request (`AND`, `*`, `"`,
+        `NEAR(`) is only ever text.
+        """
+        terms = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+        match = f'scope_key : "{scope_key}" AND text : ({terms})'
+        where, params = "descriptors MATCH ?", [match]
+        if since is not None:
+            where += " AND c.created_at >= ?"
+            params.append(since)
+        if until is not None:
+            where += " AND c.created_at < ?"
+            params.append(until)
+        return Statement(
+            "SELECT c.version, bm25(descriptors, 0.0, 1.0) AS score FROM descriptors "
+            f"JOIN commits AS c ON c.seq = descriptors.rowid WHERE {where} "
+            "ORDER BY score LIMIT ?",
+            (*params, limit),
+        )
 
     def items_by_id(self, ids: Sequence[int]) -> Statement:
         return Statement(
