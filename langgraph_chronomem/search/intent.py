@@ -1,42 +1,53 @@
 """What an undo request asks for: the intent, the topic, and any time window.
 
-    >>> parse("undo the update about my move to NYC")
+    >>> from datetime import datetime, timezone
+    >>> now = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)  # a Wednesday
+    >>> parse("undo the update about my move to NYC", now=now)
     Intent(kind='undo', topic='my move to NYC', window=None)
-    >>> parse("go back to when I still lived in Boston").kind
-    'still'
-    >>> parse("redo").kind
-    'redo'
+    >>> parse("Could you go back to when I still lived in Boston?", now=now)
+    Intent(kind='still', topic='I lived in Boston', window=None)
+    >>> window = parse("revert yesterday's change to my job", now=now).window
+    >>> window.start.isoformat(), window.end.isoformat()
+    ('2024-06-11T00:00:00+00:00', '2024-06-12T00:00:00+00:00')
 
 Kinds, and the version each one targets (DESIGN.md, "Natural-language undo"):
 
-- `undo`: "undo/revert/forget X" — the version *before* the commit that matches X.
-- `at`: "go back to when X" — the version *at* the commit that matches X.
-- `still`: "back to when X was still true" — the last version at which the item
-  that matches X still held that value.
-- `redo`: undo the last rollback.
+- `undo`: "undo/revert/forget/delete/roll back X", "I never said X, remove it",
+  "go back to before X" — the version *before* the commit that matches X.
+- `at`: "go back to when X", "back to yesterday" — the version *at* the commit
+  that matches X, or at the last commit in the window ("undo everything since
+  Monday" is `at` the last commit before Monday).
+- `still`: "back to when X was still true", "when I still lived in Boston",
+  "restore/bring back X" — the last version at which X still held.
+- `redo`: "redo", "undo the undo", "put it back", "restore what you removed".
 
-Times in the request ("yesterday", "last Tuesday", "3 days ago", "on May 8",
-"since 2024-05-01") become a window of commit times that narrows the
-candidates; they are removed from the topic.
+The topic is the request without the intent phrase ("undo the update about"),
+politeness and times. A topic without `content_words` ("undo that", "undo the
+last change") is `""`: the latest commit, inside the window if there is one.
+
+Times become a window of commit times: "today", "earlier today", "this
+morning/afternoon/evening", "tonight", "yesterday('s)", "yesterday morning",
+"last night", "the day before yesterday", "last Tuesday", "on Friday", "this/last
+week, month or year", "the past week", "the last 3 days", "3 days ago", "a couple
+of weeks ago", "an hour ago", "2024-05-08", "2024-05-08T10:30Z", "May 8", "Sept.
+1st, 2023", "the 8th of May", "in May", "in May 2023", "in 2023". "on/from/in" a
+time mean all of it, "since" from its start, "after" from its end, "before" up to
+its start, "until/as of" up to its end. Month names, bare weekdays and years count
+only after such a word (or "back to") or with "'s", so "what I may do", "Maynard"
+and "my Friday class" stay in the topic. Days begin in the timezone of `now`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from typing import Literal
 
-__all__ = ["Intent", "TimeWindow", "parse"]
+__all__ = ["Intent", "TimeWindow", "content_words", "parse"]
 
 Kind = Literal["undo", "at", "still", "redo"]
-
-_WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_MONTHS = [
-    "january", "february", "march", "april", "may", "june",
-    "july", "august", "september", "october", "november", "december",
-]  # fmt: skip
-_MONTH = r"(?P<month>" + "|".join(m[:3] + r"[a-z]*" for m in _MONTHS) + r")"
 
 
 @dataclass(frozen=True)
@@ -61,136 +72,343 @@ class Intent:
     window: TimeWindow | None = None
 
 
-_REDO = re.compile(
-    r"^\s*(?:please\s+)?(?:redo\b|undo\s+(?:the|that|my|your)?\s*(?:last\s+)?(?:undo|rollback)\b"
-    r"|put\s+(?:it|that)\s+back\b|restore\s+what\s+you\s+(?:undid|removed)\b)",
-    re.I,
+# Time phrases. Each turns its match into a span of commit times (start, end).
+
+Span = tuple[datetime, datetime]
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+             "sunday")  # fmt: skip
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
+           "nov", "dec")  # fmt: skip
+_MONTH = (
+    r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+    r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b"
 )
-_STILL = re.compile(
-    r"\b(?:to\s+)?(?:when|while|the\s+time)\s+(?P<topic>.*?\b(?:still|yet)\b.*)$"
-    r"|\b(?:when|while)\s+(?P<topic2>.+?)\s+(?:was|were)\s+still\s+(?:true|the\s+case|right)\b",
-    re.I,
-)
-_AT = re.compile(
-    r"\b(?:go|going|roll|take\s+(?:me|it|us)|bring\s+(?:me|it|us)|get|revert|restore)?\s*"
-    r"back\s+to\s+(?:the\s+(?:time|point|version|moment)\s+)?(?:when|where|after)\s+(?P<topic>.+)$",
-    re.I,
-)
-_BEFORE = re.compile(
-    r"\bback\s+to\s+(?:the\s+(?:time|point|version)\s+)?before\s+(?P<topic>.+)$", re.I
-)
-_UNDO = re.compile(
-    r"^\s*(?:please\s+)?(?:can\s+you\s+|could\s+you\s+)?"
-    r"(?:undo|revert|forget|cancel|drop|discard|remove|delete|roll\s*back|take\s+back|unlearn)\b"
-    r"\s*(?:(?:the|that|my|your|this|what\s+you\s+(?:learned|saved|stored|remembered))\s+)*"
-    r"(?:(?:last|latest|recent|wrong|bad|incorrect)\s+)*"
-    r"(?:(?:update|change|edit|memory|memories|note|fact|thing|bit|part|entry)s?\b\s*)?"
-    r"(?:(?:about|regarding|on|of|for|where|that|saying|when)\s+)?(?P<topic>.*)$",
-    re.I,
-)
+_DAY = r"(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+            "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple": 2,
+            "few": 3, "several": 3}  # fmt: skip
+_COUNT = r"\d+|(?:a\s+)?(?:couple(?:\s+of)?|few)|" + "|".join(_NUMBERS)
+_UNIT = r"(?:minute|hour|day|week|month|year)s?"
+_HOURS = {"minute": 1 / 60, "hour": 1, "day": 24, "week": 7 * 24, "month": 30 * 24,
+          "year": 365 * 24}  # fmt: skip
+_DAY_PARTS = {"morning": (0, 12), "afternoon": (12, 18), "evening": (18, 24),
+              "night": (18, 30)}  # fmt: skip
+_REL = r"on|in|during|over|within|from|of|since|after|before|prior\s+to|until|as\s+of"
 
 
-def _day_start(day: date) -> datetime:
-    return datetime.combine(day, time.min, tzinfo=timezone.utc)
+def _midnight(day: date, now: datetime) -> datetime:
+    local = datetime(day.year, day.month, day.day, tzinfo=now.tzinfo)
+    return local.astimezone(timezone.utc)
 
 
-def _resolve_day(month: str, day: str, year: str | None, today: date) -> date:
-    number = next(i for i, m in enumerate(_MONTHS, 1) if m.startswith(month[:3].lower()))
-    guess = date(int(year) if year else today.year, number, int(day))
-    if not year and guess > today:  # "on May 8" said in January means last May
-        guess = guess.replace(year=guess.year - 1)
-    return guess
+def _days(day: date, now: datetime, count: int = 1) -> Span:
+    return _midnight(day, now), _midnight(day + timedelta(days=count), now)
 
 
-_TIME_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\b(?:from\s+|on\s+)?today(?:'s)?\b", re.I), "today"),
-    (re.compile(r"\b(?:from\s+|on\s+)?yesterday(?:'s)?\b", re.I), "yesterday"),
-    (re.compile(r"\b(?:from\s+)?(?P<n>\d+|a|an|one|two|three)\s+(?P<unit>day|week|month)s?\s+ago\b", re.I), "ago"),
-    (re.compile(r"\b(?:from\s+|on\s+)?last\s+(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b", re.I), "weekday"),
-    (re.compile(r"\b(?:from\s+|during\s+)?(?:last|past|previous)\s+(?P<unit>week|month)\b", re.I), "last"),
-    (re.compile(r"\b(?:from\s+)?(?:this|earlier\s+this)\s+(?P<unit>week|month)\b", re.I), "this"),
-    (re.compile(r"\b(?P<rel>on|since|after|before|from)\s+(?P<iso>\d{4}-\d{2}-\d{2})\b", re.I), "iso"),
-    (
-        re.compile(
-            r"\b(?P<rel>on|since|after|before|from)\s+" + _MONTH
-            + r"\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(?P<year>\d{4}))?\b",
-            re.I,
-        ),
-        "date",
-    ),
+def _months(year: int, month: int, count: int, now: datetime) -> Span:
+    first = year * 12 + month - 1  # counting months lets month 0 be last December
+    start, end = (date(i // 12, i % 12 + 1, 1) for i in (first, first + count))
+    return _midnight(start, now), _midnight(end, now)
+
+
+def _amount(match: re.Match[str], now: datetime) -> Span:
+    """'3 days ago', give or take; 'the past 3 days', up to now."""
+    words = (match["n"] or "1").lower().split()
+    word = words[-1 - (words[-1] == "of")]  # "a couple of"
+    count = int(word) if word.isdigit() else _NUMBERS[word]
+    delta = timedelta(hours=count * _HOURS[match["unit"].lower().rstrip("s")])
+    tomorrow = _midnight(now.date() + timedelta(days=1), now)
+    if match["unit"].lower().startswith(("minute", "hour")):
+        return (now - 2 * delta, now) if match["ago"] else (now - delta, tomorrow)
+    if not match["ago"]:
+        return _midnight((now - delta).date(), now), tomorrow
+    slack = max(1, delta.days // 7)  # "3 weeks ago" is not to the day
+    return _days(now.date() - timedelta(days=delta.days + slack), now, 2 * slack + 1)
+
+
+def _calendar(match: re.Match[str], now: datetime) -> Span:
+    today, back = now.date(), int(match["which"].lower() != "this")
+    unit = match["unit"].lower()
+    if unit == "week":
+        return _days(today - timedelta(days=today.weekday() + 7 * back), now, 7)
+    if unit == "month":
+        return _months(today.year, today.month - back, 1, now)
+    return _months(today.year - back, 1, 12, now)
+
+
+def _weekday(match: re.Match[str], now: datetime) -> Span:
+    today = now.date()  # "on Tuesday" said on a Tuesday is a week ago
+    back = (today.weekday() - _WEEKDAYS.index(match["weekday"].lower())) % 7 or 7
+    return _days(today - timedelta(days=back), now)
+
+
+def _day_part(match: re.Match[str], now: datetime) -> Span:
+    back = 2 if match["before"] else 0 if match["today"] or match["this"] else 1
+    midnight = _midnight(now.date() - timedelta(days=back), now)
+    first, last = _DAY_PARTS[match["part"].lower()] if match["part"] else (0, 24)
+    return midnight + timedelta(hours=first), midnight + timedelta(hours=last)
+
+
+def _date(match: re.Match[str], now: datetime) -> Span | None:
+    """A day, month or year: the latest that has begun, unless the year is said."""
+    named = match.groupdict()
+    month = _MONTHS.index(named["month"][:3].lower()) + 1 if named.get("month") else 1
+    year = int(named["year"]) if named.get("year") else now.year
+    try:
+        first = date(year, month, int(named.get("day") or 1))
+        if not named.get("year") and first > now.date():  # "May 8" said in January
+            first = first.replace(year=year - 1)
+    except ValueError:  # "Feb 30"
+        return None
+    if named.get("day"):
+        return _days(first, now)
+    return _months(first.year, first.month, 1 if named.get("month") else 12, now)
+
+
+def _iso(match: re.Match[str], now: datetime) -> Span | None:
+    try:
+        moment = datetime.fromisoformat(match["iso"].upper().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if len(match["iso"]) == 10:
+        return _days(moment.date(), now)
+    start = moment.replace(tzinfo=moment.tzinfo or now.tzinfo).astimezone(timezone.utc)
+    return start, start + timedelta(minutes=1)
+
+
+_WEEKDAY = r"(?P<weekday>" + "|".join(_WEEKDAYS) + r")"
+_PART = r"(?P<part>morning|afternoon|evening|night)"
+# (phrase, its span, whether it needs "on/since/...", "back to" or "'s" to count)
+_TIMES: list[tuple[str, Callable[[re.Match[str], datetime], Span | None], bool]] = [
+    (r"(?P<iso>\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:Z|[+-]\d\d:\d\d)?)?)",
+     _iso, False),
+    (rf"{_MONTH}\.?\s+{_DAY}(?:,?\s+{_YEAR})?", _date, True),
+    (rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?", _date, True),
+    (rf"{_MONTH}(?:\s+{_YEAR})?(?!'s)", _date, True),  # "May's party": a name
+    (_YEAR, _date, True),
+    (rf"(?:the\s+(?:past|last)\s+|past\s+|last\s+(?=(?:{_COUNT})\s+{_UNIT})"
+     rf"|(?=(?:{_COUNT})\s+{_UNIT}\s+ago\b))(?:(?P<n>{_COUNT})\s+)?"
+     rf"(?P<unit>{_UNIT})(?:\s+(?P<ago>ago))?", _amount, False),
+    (r"(?:earlier\s+)?(?P<which>last|previous|this)\s+(?P<unit>week|month|year)",
+     _calendar, False),
+    (rf"(?:last|previous)\s+{_WEEKDAY}", _weekday, False),
+    (_WEEKDAY, _weekday, True),
+    (rf"(?:(?P<this>this\s+|to)|yesterday\s+|last\s+){_PART}|(?:earlier\s+)?"
+     r"(?P<today>today)|(?P<before>(?:the\s+)?day\s+before\s+)?yesterday",
+     _day_part, False),
+]  # fmt: skip
+_TIME_PATTERNS = [
+    (re.compile(rf"(?i)\b(?:(?P<rel>{_REL})\s+|(?P<to>(?<=\bback to )))?(?:{phrase})"
+                r"(?P<poss>'s)?\b"), span, anchored)
+    for phrase, span, anchored in _TIMES
 ]  # fmt: skip
 
-_WORD_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3}
 
-
-def _window(kind: str, match: re.Match[str], now: datetime) -> TimeWindow:
-    today = now.date()
-    if kind == "today":
-        return TimeWindow(_day_start(today), None)
-    if kind == "yesterday":
-        return TimeWindow(_day_start(today - timedelta(days=1)), _day_start(today))
-    if kind == "ago":
-        n = match["n"].lower()
-        count = _WORD_NUMBERS[n] if n in _WORD_NUMBERS else int(n)
-        days = count * {"day": 1, "week": 7, "month": 30}[match["unit"].lower()]
-        day = today - timedelta(days=days)
-        slack = max(1, days // 7)  # "3 weeks ago" is not to the day
-        return TimeWindow(_day_start(day - timedelta(days=slack)), _day_start(day + timedelta(days=slack + 1)))
-    if kind == "weekday":
-        target = _WEEKDAYS.index(match["weekday"].lower())
-        back = (today.weekday() - target) % 7 or 7
-        day = today - timedelta(days=back)
-        return TimeWindow(_day_start(day), _day_start(day + timedelta(days=1)))
-    if kind in ("last", "this"):
-        span = 7 if match["unit"].lower() == "week" else 30
-        if kind == "this":
-            return TimeWindow(_day_start(today - timedelta(days=span)), None)
-        return TimeWindow(_day_start(today - timedelta(days=2 * span)), _day_start(today - timedelta(days=span - 1)))
-    if kind == "iso":
-        day = date.fromisoformat(match["iso"])
-    else:
-        day = _resolve_day(match["month"], match["day"], match["year"], today)
-    rel = match["rel"].lower()
-    if rel in ("since", "after", "from"):
-        return TimeWindow(_day_start(day + timedelta(days=rel == "after")), None)
-    if rel == "before":
-        return TimeWindow(None, _day_start(day))
-    return TimeWindow(_day_start(day), _day_start(day + timedelta(days=1)))
+def _window(rel: str | None, start: datetime, end: datetime) -> TimeWindow:
+    bounds = {"since": (start, None), "after": (end, None), "before": (None, start),
+              "prior to": (None, start), "until": (None, end),
+              "as of": (None, end)}  # fmt: skip
+    return TimeWindow(*bounds.get(" ".join((rel or "").lower().split()), (start, end)))
 
 
 def _take_time(text: str, now: datetime) -> tuple[str, TimeWindow | None]:
-    for pattern, kind in _TIME_PATTERNS:
-        match = pattern.search(text)
-        if match:
-            rest = (text[: match.start()] + " " + text[match.end() :]).strip()
-            return rest, _window(kind, match, now)
+    for pattern, span_of, anchored in _TIME_PATTERNS:
+        for match in pattern.finditer(text):
+            if anchored and not (match["rel"] or match["poss"] or match["to"] == ""):
+                continue
+            span = span_of(match, now)
+            if span is None:  # "Feb 30": not a date, and no weaker reading either
+                return text, None
+            rest = text[: match.start()] + " " + text[match.end() :]
+            return rest, _window(match["rel"], *span)
     return text, None
 
 
-def _clean(topic: str) -> str:
-    return re.sub(r"\s+", " ", topic).strip(" .,!?;:'\"")
+# Intent phrases. A command starts a clause: at the start or after punctuation,
+# or failing that after "and/so/just/to/you" ("I want you to forget ...").
+
+_PLAIN = str.maketrans("\u2018\u2019\u201c\u201d\u2013\u2014", "''\"\"--")
+_POLITE = re.compile(
+    r"(?i)\b(?:please|pls|kindly|(?:can|could|would|will)\s+you"
+    r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
+)
+_PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
+    r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|wait|well|actually"
+    r"|nope|no(?=\s*[,.!])|never\s*mind|wrong|you\s+got\s+(?:it|that)\s+wrong"
+    r"|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:not\s+)?"
+    r"(?:wrong|right|true|correct|incorrect|a\s+mistake))\b)*[\s,.!;:-]*"
+    r"(?:I\s+(?:never|didn't|did\s+not)\s+(?:say|said|tell\s+you|told\s+you"
+    r"|mention(?:ed)?)(?:\s+that)?\b)?"
+)
+_WHOM = r"(?:me|us|it|things|everything|(?:my|the|(?:the\s+)?\w+'s)\s+memor(?:y|ies))"
+_VERB = (
+    r"(?P<redo>re-?do)"
+    r"|(?P<back>(?:(?:go|get|take|bring|roll|turn|set|jump|revert|restore)\s*"
+    rf"(?:{_WHOM}\s+)?)?back(?:\s+{_WHOM})?\s+to"
+    r"|(?:revert|return|reset|rewind|restore)"
+    r"(?:\s+(?:my|the)\s+(?:memory|memories|state|version))?\s+to"
+    r"|restore(?:\s+\w+){0,3}?\s+from(?=\s+(?:when|before|after)\b)"
+    r"|(?:to\s+)?(?=(?:the\s+(?:time|days?)\s+)?when\b))"
+    r"|(?P<restore>restore|recover|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
+    r"\s+back)"
+    r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
+    r"|scratch|unlearn|unsave|retract|roll\s*back|take\s+back|go\s+back"
+    r"|stop\s+remembering|don't\s+(?:remember|keep)"
+    r"|(?:take|change|set|roll|go)\s+(?:it|that|this|me|us|things)\s+back)"
+)
+_CLAUSES = [
+    re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-\s*)(?:{_VERB})\b"),
+    re.compile(rf"(?i)\b(?:and|so|then|just|now|to|you|let's)\s+(?:{_VERB})\b"),
+]
+_BACK_KEY = re.compile(
+    r"(?i)\s*(?:(?:the|a)\s+(?:last\s+)?(?:time|point|version|state|moment|days?)\s+"
+    r"|how\s+(?:it|things|everything)\s+(?:was|were)\s+)?"
+    r"(?:from\s+)?(?:(?P<key>when|where|while|before|after)\b)?"
+)
+_STILL = re.compile(r"(?i)\s*\b(?:still|yet)\b")
+_TRUE = re.compile(
+    r"(?i)\s+(?:was|were|is|are)\s+(?:still\s+)?(?:true|the\s+case|right|correct)$"
+)
+_UNDONE = re.compile(  # "undo [the last] undo [you just did]" is a redo
+    r"(?i)(?:(?:the|that|this|my|your)\s+)?(?:(?:last|latest|previous)\s+)?"
+    r"(?:undo|rollback|roll-back|revert)(?:\s+(?:that\s+)?you\s+(?:just\s+)?did)?"
+)
+_ALL = re.compile(
+    r"(?i)(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?)"
+    r"(?:\s+(?:that\s+)?you\s+\w+)?"
+)
+_DET = r"(?:the|that|this|these|those|my|your|an?|all(?:\s+of)?(?:\s+the)?)"
+_NOUN = (
+    r"(?:update|change|edit|memor(?:y|ies)|note|fact|thing|info(?:rmation)?|entry"
+    r"|entries|save|record|commit|version|state|one|step|bit|stuff|write)s?"
+)
+_DID = (
+    r"(?:saved|stored|learned|learnt|remember(?:ed)?|know|knew|wrote(?:\s+down)?|noted"
+    r"|recorded|added|made|did|changed|updated|have|kept|got|heard|removed|deleted"
+    r"|undid|forgot|reverted|dropped|said|told\s+you|mentioned)"
+    r"(?:\s+(?:earlier|before|recently))?"
+)
+_I_SAID = (
+    r"I\s+(?:just\s+|ever\s+)?(?:said|told\s+you|mentioned)(?:\s+(?:earlier|before))?"
+)
+_YOU_DID = rf"you\s+(?:just\s+)?(?:have\s+)?{_DID}"
+_OBJECT = re.compile(  # "the last NYC update you made about", "what I told you about"
+    rf"(?i)(?:(?:{_DET}\s+)*(?:(?:last|latest|most\s+recent|recent|previous|wrong"
+    r"|bad|incorrect|false|new|stored|saved)\s+)*"
+    rf"(?P<mod>(?:(?!{_NOUN}\b|{_DET}\b)[\w'-]+\s+){{1,2}}?)?(?:{_NOUN}\s+)*{_NOUN}"
+    rf"(?:\s+(?:that\s+|which\s+)?(?:(?:you|I)\s+)?(?:just\s+)?{_DID})?"
+    rf"|(?:what|everything|anything|whatever)\s+(?:that\s+)?(?:{_YOU_DID}|{_I_SAID})"
+    r"|what\s+(?:happened|changed))"
+    r"(?:\s+(?:about|regarding|concerning|on|of|for|to|with|where|(?:that|which)"
+    r"(?:\s+says)?|saying|says|stating|when)\b|\s*[:=]|\s*$|(?=\s*[,.;!?\"']))"
+    r"|(?:(?:every|any)thing\s+)?(?:about|regarding|concerning)\b|that\b"
+)
+_SAID = re.compile(rf"(?i)(?:{_I_SAID}|{_YOU_DID})(?:\s+that)?\b")
+_TRAILER = re.compile(rf"(?i)\s+(?:that\s+|which\s+)?(?:{_YOU_DID}|{_I_SAID})$")
+
+_STOPWORDS = frozenset(
+    """a about again also am an and are as at back be been being but by can could
+    did do does earlier for from had has have he her here him his how i i'd i'll
+    i'm i've if in into is it its just last latest me mine my myself now of on or
+    our previous recent she so than that the their them then there these they this
+    those time to too us very was we were what when where which while who will with
+    would yet you you're you've your yours
+    change changed changes delete deleted edit entry fact facts forget info know
+    learned memories memory mentioned note notes please redo remember remembered
+    remove removed revert reverted said save saved say still stored thank thanks
+    thing things told true undid undo update updated updates version
+    wrong""".split()  # noqa: SIM905 - a word list reads better as words
+)
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+def content_words(topic: str) -> list[str]:
+    """The words of `topic` that a lexical search should look for, in order.
+
+    Lowercase words without English stopwords, intent filler ("update", "memory",
+    "still") or a possessive "'s"; numbers, names and verbs ("moved") stay.
+
+        >>> content_words("I moved to 5 Elm St. -- my sister's NYC update")
+        ['moved', '5', 'elm', 'st', 'sister', 'nyc']
+        >>> content_words("undo the last change please")
+        []
+
+    Args:
+        topic: An `Intent.topic`, or any text.
+
+    Returns:
+        The content words, repeats included; `[]` if there are none.
+    """
+    words = _WORD.findall(topic.translate(_PLAIN).lower())
+    return [
+        w.removesuffix("'s") for w in words if w.removesuffix("'s") not in _STOPWORDS
+    ]
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"\s+|\(\s*\)", " ", text).strip(" .,!?;:'\"-()")
+
+
+def _topic(text: str) -> str:
+    """`text` without the object of the command ("the last update about")."""
+    text = _clean(text)
+    for filler in (_OBJECT, _SAID, _OBJECT):  # "the note where I said that I ..."
+        match = filler.match(text)
+        if match:
+            text = _clean(f"{match.groupdict().get('mod') or ''} {text[match.end() :]}")
+    text = _clean(_TRAILER.sub("", text))
+    return text if content_words(text) else ""
+
+
+def _back(rest: str, window: TimeWindow | None) -> Intent:
+    """What follows "go back to": "when X", "before X", "yesterday" or "X"."""
+    key = _BACK_KEY.match(rest)
+    assert key is not None  # every part of it is optional
+    text = _clean(rest[key.end() :])
+    topic = _topic(_TRUE.sub("", _STILL.sub("", text)))
+    if (key["key"] or "").lower() == "before":
+        return Intent("undo" if topic else "at", topic, window)
+    if topic or window or key["key"]:
+        still = topic and _STILL.search(text)
+        return Intent("still" if still else "at", topic, window)
+    return Intent("undo", "")  # "go back to the previous version"
 
 
 def parse(request: str, *, now: datetime | None = None) -> Intent:
     """Parse an undo request.
 
+        >>> parse("I never said I live in Paris, remove it")
+        Intent(kind='undo', topic='I live in Paris', window=None)
+        >>> parse("Please undo the last change.")
+        Intent(kind='undo', topic='', window=None)
+        >>> parse("put it back")
+        Intent(kind='redo', topic='', window=None)
+
     Args:
         request: What the person or agent said, e.g. "undo the update about NYC".
-        now: The moment relative times are counted from (default: now, UTC).
+        now: The moment relative times count from, in the timezone where days
+            begin (default: now, UTC; a naive time is taken as UTC).
 
     Returns:
-        The intent. A request that names no intent is an `undo` of its whole
-        text; an `undo` with an empty topic ("undo the last change") means the
-        latest commit.
+        The intent. A request that names no intent is an `undo` of its text.
     """
     now = now or datetime.now(timezone.utc)
-    if _REDO.search(request):
-        return Intent("redo", "")
-    text, window = _take_time(request, now)
-    for kind, pattern in (("still", _STILL), ("undo", _BEFORE), ("at", _AT), ("undo", _UNDO)):
-        match = pattern.search(text)
-        if match:
-            topic = next(g for g in match.groups() if g is not None) if match.groups() else ""
-            if kind == "undo" or _clean(topic):
-                return Intent(kind, _clean(topic), window)  # type: ignore[arg-type]
-    return Intent("undo", _clean(text), window)
+    now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+    text, window = _take_time(_POLITE.sub(" ", request.translate(_PLAIN)), now)
+    text = _clean(text)
+    text = _PREFACE.sub("", text, count=1)
+    match = next(filter(None, (clause.search(text) for clause in _CLAUSES)), None)
+    if match is None:
+        return Intent("undo", _topic(text), window)
+    rest = text[match.end() :]
+    if match.lastgroup == "back":
+        return _back(rest, window)
+    topic = _topic(rest)
+    if match.lastgroup == "redo" or _UNDONE.fullmatch(_clean(rest)):
+        return Intent("redo", topic if match.lastgroup == "redo" else "", window)
+    if match.lastgroup == "restore":
+        return Intent("still" if topic else "at" if window else "redo", topic, window)
+    if window and window.start and _ALL.fullmatch(_clean(rest)):
+        return Intent("at", "", TimeWindow(None, window.start))
+    return Intent("undo", topic or _topic(text[: match.start()]), window)

@@ -1,0 +1,471 @@
+"""`search.intent`: how people and agents phrase undo requests, and what they mean.
+
+Every case is parsed at the same `NOW`, a Wednesday afternoon, so windows are exact.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from langgraph_chronomem.search.intent import Intent, TimeWindow, content_words, parse
+
+NOW = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)  # Wednesday
+
+
+def at(
+    month: int, day: int, hour: int = 0, minute: int = 0, *, year: int = 2024
+) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=timezone.utc)
+
+
+def days(month: int, day: int, count: int = 1, *, year: int = 2024) -> TimeWindow:
+    """`count` whole days from `month`/`day`."""
+    start = at(month, day, year=year)
+    return TimeWindow(start, start + timedelta(days=count))
+
+
+def hours(start: datetime, end: datetime) -> TimeWindow:
+    return TimeWindow(start, end)
+
+
+YESTERDAY = days(6, 11)
+TODAY = days(6, 12)
+
+UNDO = [
+    # verbs, and the "the <update> about" filler around the topic
+    ("undo the update about my move to NYC", "my move to NYC"),
+    ("Undo the change about my job", "my job"),
+    ("revert the memory about my sister's birthday", "my sister's birthday"),
+    ("forget the fact that I'm vegetarian", "I'm vegetarian"),
+    ("forget that I'm vegetarian", "I'm vegetarian"),
+    ("forget about my ex", "my ex"),
+    ("Forget everything about my ex", "my ex"),
+    ("forget everything you know about my ex", "my ex"),
+    ("delete the memory about my ex", "my ex"),
+    ("remove what you saved about my allergies", "my allergies"),
+    ("erase the note regarding my old phone number", "my old phone number"),
+    ("drop the fact about my allergy", "my allergy"),
+    ("cancel the last update about the dentist appointment", "the dentist appointment"),
+    ("roll back the change to my address", "my address"),
+    ("rollback the update about my salary", "my salary"),
+    ("take back what you learned about my diet", "my diet"),
+    ("Take back the thing you saved about my mom", "my mom"),
+    ("Forget what I told you about my salary", "my salary"),
+    ("forget what I said about my job", "my job"),
+    ("Forget what I mentioned earlier about my job", "my job"),
+    ("remove the memory that my favorite color is blue", "my favorite color is blue"),
+    ("delete the entry saying I'm allergic to nuts", "I'm allergic to nuts"),
+    ("undo the update where I said I moved to Berlin", "I moved to Berlin"),
+    ("Could you remove the memory where I said I'm a teacher?", "I'm a teacher"),
+    ("undo the change you made about my job", "my job"),
+    ("undo the change I made about my car", "my car"),
+    ("revert the memory about my car that you just saved", "my car"),
+    ("undo my last change about the move to NYC", "the move to NYC"),
+    ("undo my move to NYC", "my move to NYC"),
+    ("forget my address", "my address"),
+    # agent phrasings
+    ("undo the NYC update", "NYC"),
+    ("revert my address change", "address"),
+    ("Undo memory: user moved to NYC", "user moved to NYC"),
+    ('Undo the update: "User lives in NYC"', "User lives in NYC"),
+    ('Remove the fact "user is vegan".', "user is vegan"),
+    ("revert 'home_city=NYC'", "home_city=NYC"),
+    ("undo latest change to profile.location", "profile.location"),
+    (
+        "Undo the memory update that says the user moved to NYC.",
+        "the user moved to NYC",
+    ),
+    ("Please revert the stored fact: favorite_color = blue", "favorite_color = blue"),
+    ("Undo what you remember about me living in NYC", "me living in NYC"),
+    ("forget I ever told you about my ex", "my ex"),
+    ("stop remembering my address", "my address"),
+    ("don't remember that", ""),
+    ("forget I said that", ""),
+    (
+        "undo the last memory update regarding the user's employer",
+        "the user's employer",
+    ),
+    (
+        "Revert the most recent memory write about the user's location",
+        "the user's location",
+    ),
+    # politeness, casing, punctuation
+    ("please undo the update about my move to NYC", "my move to NYC"),
+    ("Could you please undo the update about my move to NYC?", "my move to NYC"),
+    ("undo the change about my job please", "my job"),
+    (
+        "Can you revert the memory about Alice's phone number, thanks!",
+        "Alice's phone number",
+    ),
+    ("Forget what I told you about Alice\u2019s car", "Alice's car"),
+    ("UNDO THE UPDATE ABOUT MY MOVE TO NYC", "MY MOVE TO NYC"),
+    ("undo   the update  about   my move to NYC...", "my move to NYC"),
+    ("I want you to forget my address", "my address"),
+    ("I need you to undo the update about my address", "my address"),
+    ("let's undo the change about my job", "my job"),
+    ("hey, can you just delete the note about my gym membership", "my gym membership"),
+    ("nevermind, undo the thing about my car", "my car"),
+    # the topic comes before the command, or there is no command at all
+    ("I never said I live in Paris, remove it", "I live in Paris"),
+    ("I never said that I live in Paris. Please remove it.", "I live in Paris"),
+    ("I didn't say I hate cilantro, forget it", "I hate cilantro"),
+    ("I never said I want to drop the class, remove it", "I want to drop the class"),
+    ("I never said I live in Paris", "I live in Paris"),
+    ("I'm not vegetarian anymore, forget that", "I'm not vegetarian anymore"),
+    ("You stored my birthday wrong. Remove it.", "my birthday wrong"),
+    ("That's wrong, undo what you saved about my birthday", "my birthday"),
+    ("that's not right - undo the memory about my car", "my car"),
+    ("that\u2019s not right \u2014 undo the memory about my car", "my car"),
+    ("Wrong! Forget what I told you about my salary", "my salary"),
+    ("No, that's not true. Delete the fact about my brother", "my brother"),
+    ("Actually I moved to Denver, not NYC - undo the NYC update", "NYC"),
+    # an empty topic: the latest commit
+    ("undo", ""),
+    ("Undo!", ""),
+    ("undo, please", ""),
+    ("can you undo that?", ""),
+    ("undo it", ""),
+    ("Undo the last update.", ""),
+    ("undo the last change", ""),
+    ("undo your last memory", ""),
+    ("undo the last one", ""),
+    ("undo the latest change you made", ""),
+    ("undo what you just saved", ""),
+    ("revert the most recent update", ""),
+    ("scratch that", ""),
+    ("forget it", ""),
+    ("that's wrong, undo that", ""),
+    ("I didn't say that", ""),
+    ("go back", ""),
+    ("take it back", ""),
+    ("go back to the previous version", ""),
+    ("undo that for me", ""),
+    # "go back to before X" wants the version before X: the same as undoing X
+    ("go back to before I moved to NYC", "I moved to NYC"),
+    ("back to before the update about my job", "my job"),
+    ("restore my memory from before the move", "the move"),
+    ("Go back to the state before the move", "the move"),
+    ("take me back to the version from before my trip", "my trip"),
+    ("revert to before I changed jobs", "I changed jobs"),
+    ("Roll back the user's memory to before they changed jobs.", "they changed jobs"),
+    ("revert to how it was before I told you about my divorce", "my divorce"),
+    # must not be misread
+    ("undo the change about the undo button", "the undo button"),
+    ("undo the undo button setting", "the undo button setting"),
+    ("remove the reminder to redo my taxes", "the reminder to redo my taxes"),
+    ("undo the update about my move back to Boston", "my move back to Boston"),
+    ("forget that I still live with my parents", "I still live with my parents"),
+    (
+        "delete the note saying I was in Boston when it was still snowing",
+        "I was in Boston when it was still snowing",
+    ),
+    ("Forget what I told you about Maynard", "Maynard"),
+    ("undo what you saved about what I may do tomorrow", "what I may do tomorrow"),
+    ("forget the note about May's birthday party", "May's birthday party"),
+    ("undo the update about Mayday Parade tickets", "Mayday Parade tickets"),
+    ("undo the note about my Friday yoga class", "my Friday yoga class"),
+    ("forget that I march 3 times a week", "I march 3 times a week"),
+    ("remove the memory that I work on Mondays", "I work on Mondays"),
+    ("undo the change to my June budget", "my June budget"),
+    ("forget that I moved the meeting to June", "I moved the meeting to June"),
+    ("revert the update about the 2023 tax return", "the 2023 tax return"),
+    (
+        "delete the memory about my trip to Maynard, Massachusetts",
+        "my trip to Maynard, Massachusetts",
+    ),
+    ("forget my favorite thing is pizza", "my favorite thing is pizza"),
+    ("forget everything", "everything"),
+]
+
+
+@pytest.mark.parametrize(("request_", "topic"), UNDO)
+def test_undo(request_: str, topic: str) -> None:
+    assert parse(request_, now=NOW) == Intent("undo", topic)
+
+
+AT_AND_STILL = [
+    ("go back to when I lived in Boston", "at", "I lived in Boston"),
+    ("take me back to when I worked at Google", "at", "I worked at Google"),
+    ("Roll back to when my address was 5 Elm St.", "at", "my address was 5 Elm St"),
+    ("revert to when I was vegan", "at", "I was vegan"),
+    ("restore my memory to when I had a dog", "at", "I had a dog"),
+    ("Restore the memory from when I was vegan", "at", "I was vegan"),
+    ("back to the version where my job was teacher", "at", "my job was teacher"),
+    ("I want to go back to when I lived in Boston", "at", "I lived in Boston"),
+    ("bring me back to after I got the promotion", "at", "I got the promotion"),
+    ("go back to my old job", "at", "my old job"),
+    ("when I lived in Boston", "at", "I lived in Boston"),
+    ("go back to when I still lived in Boston", "still", "I lived in Boston"),
+    ("when I still lived in Boston", "still", "I lived in Boston"),
+    ("back to when my job was still teacher", "still", "my job was teacher"),
+    ("go back to when living in Boston was still true", "still", "living in Boston"),
+    ("Take me back to when I was still married, please.", "still", "I was married"),
+    ("back to the days when I still had a cat", "still", "I had a cat"),
+    ("go back to when I wasn't vegan yet", "still", "I wasn't vegan"),
+    ("restore the note about my dog", "still", "my dog"),
+    ("bring back the memory about my cat", "still", "my cat"),
+    ("restore what you removed about my dog", "still", "my dog"),
+    ("put back my old address", "still", "my old address"),
+]
+
+
+@pytest.mark.parametrize(("request_", "kind", "topic"), AT_AND_STILL)
+def test_at_and_still(request_: str, kind: str, topic: str) -> None:
+    assert parse(request_, now=NOW) == Intent(kind, topic)  # type: ignore[arg-type]
+
+
+REDO = [
+    "redo",
+    "Redo that",
+    "oops, redo please",
+    "undo the undo",
+    "undo that undo",
+    "undo your last undo",
+    "undo the rollback you just did",
+    "revert the revert",
+    "cancel the rollback",
+    "put it back",
+    "put that back, please",
+    "bring it back",
+    "never mind, put it back",
+    "restore what you removed",
+    "restore what you just undid",
+    "restore it",
+]
+
+
+@pytest.mark.parametrize("request_", REDO)
+def test_redo(request_: str) -> None:
+    assert parse(request_, now=NOW) == Intent("redo", "")
+
+
+def test_redo_keeps_a_topic() -> None:
+    assert parse("redo the change about my job", now=NOW) == Intent("redo", "my job")
+
+
+TIMES = [
+    # days and parts of days
+    ("undo what you learned today about my diet", "my diet", TODAY),
+    ("undo today's update", "", TODAY),
+    ("revert the change from earlier today", "", TODAY),
+    ("undo what you saved this morning", "", hours(at(6, 12), at(6, 12, 12))),
+    ("undo this afternoon's change", "", hours(at(6, 12, 12), at(6, 12, 18))),
+    ("undo what happened this evening", "", hours(at(6, 12, 18), at(6, 13))),
+    ("undo the memory from tonight", "", hours(at(6, 12, 18), at(6, 13, 6))),
+    ("undo the change to my address from yesterday", "my address", YESTERDAY),
+    ("revert yesterday's update about my job", "my job", YESTERDAY),
+    ("revert the update you made yesterday about my job", "my job", YESTERDAY),
+    ("undo what you saved last night", "", hours(at(6, 11, 18), at(6, 12, 6))),
+    ("undo yesterday morning's change", "", hours(at(6, 11), at(6, 11, 12))),
+    ("revert the change from the day before yesterday", "", days(6, 10)),
+    ("I saved money last month, forget it", "I saved money", days(5, 1, 31)),
+    # ago, in digits and words: a day either side, more for longer ago
+    (
+        "undo the update about my move to NYC from 3 days ago",
+        "my move to NYC",
+        days(6, 8, 3),
+    ),
+    ("revert the change three days ago", "", days(6, 8, 3)),
+    ("undo what you saved a couple of days ago", "", days(6, 9, 3)),
+    ("forget what I told you a week ago about my car", "my car", days(6, 4, 3)),
+    ("undo the update from 2 weeks ago", "", days(5, 27, 5)),
+    ("revert the memory from a month ago", "", days(5, 9, 9)),
+    ("undo that change from an hour ago", "", hours(at(6, 12, 13), at(6, 12, 15))),
+    ("undo what you saved 10 minutes ago", "", hours(at(6, 12, 14, 40), NOW)),
+    ("undo what you saved a few minutes ago", "", hours(at(6, 12, 14, 54), NOW)),
+    # weekdays: the latest one before today
+    ("undo the change from last Tuesday", "", days(6, 11)),
+    ("revert what you saved last Monday about my job", "my job", days(6, 10)),
+    ("undo last Wednesday's update", "", days(6, 5)),
+    ("undo the update on Friday", "", days(6, 7)),
+    ("undo Monday's change", "", days(6, 10)),
+    ("undo the update on Wednesday", "", days(6, 5)),
+    ("undo the updates since last Monday", "", TimeWindow(at(6, 10), None)),
+    # calendar weeks, months and years; "past" and "last <n>" count back from now
+    ("undo the change from last week", "", days(6, 3, 7)),
+    ("undo last week's update about my job", "my job", days(6, 3, 7)),
+    ("delete the memories about my ex from last week", "my ex", days(6, 3, 7)),
+    ("revert what you saved this week", "", days(6, 10, 7)),
+    ("undo the update about my car from earlier this week", "my car", days(6, 10, 7)),
+    ("undo what you learned in the past week", "", days(6, 5, 8)),
+    ("undo the changes from the last 3 days", "", days(6, 9, 4)),
+    ("undo what you stored in the last 2 hours", "", hours(at(6, 12, 13), at(6, 13))),
+    ("undo changes from the past 24 hours", "", hours(at(6, 11, 15), at(6, 13))),
+    ("undo what you learned over the past 2 days", "", days(6, 10, 3)),
+    ("revert last month's update", "", days(5, 1, 31)),
+    ("revert what you saved this month about rent", "rent", days(6, 1, 30)),
+    ("undo the change from last year", "", days(1, 1, 365, year=2023)),
+    # ISO dates and times
+    ("undo the update on 2024-05-08", "", days(5, 8)),
+    ("revert the change from 2024-05-08", "", days(5, 8)),
+    ("undo the 2024-05-08 change about my job", "my job", days(5, 8)),
+    ("revert the changes since 2024-05-08", "", TimeWindow(at(5, 8), None)),
+    ("undo the updates after 2024-05-08", "", TimeWindow(at(5, 9), None)),
+    ("undo the last change before 2024-05-08", "", TimeWindow(None, at(5, 8))),
+    ("undo the last update until 2024-05-08", "", TimeWindow(None, at(5, 9))),
+    (
+        "undo the change at 2024-05-08T10:30Z",
+        "",
+        hours(at(5, 8, 10, 30), at(5, 8, 10, 31)),
+    ),
+    # month names, full and short; a date without a year is the latest one
+    ("undo the update on May 8", "", days(5, 8)),
+    ("undo the update on May 8th, 2023", "", days(5, 8, year=2023)),
+    (
+        "revert what you saved since Jan 3 about my job",
+        "my job",
+        TimeWindow(at(1, 3), None),
+    ),
+    ("undo the last change before Sept. 1", "", TimeWindow(None, at(9, 1, year=2023))),
+    ("undo the update after March 3rd", "", TimeWindow(at(3, 4), None)),
+    ("undo the change on 8 May", "", days(5, 8)),
+    ("undo the change on the 8th of May", "", days(5, 8)),
+    ("undo the update on December 25", "", days(12, 25, year=2023)),
+    ("undo the update about my job in May", "my job", days(5, 1, 31)),
+    ("undo the update from May", "", days(5, 1, 31)),
+    ("undo what you saved in June", "", days(6, 1, 30)),
+    ("undo what you saved in December", "", days(12, 1, 31, year=2023)),
+    ("undo the update in May 2023", "", days(5, 1, 31, year=2023)),
+    ("undo the last change before May", "", TimeWindow(None, at(5, 1))),
+    ("undo the update in 2023 about my taxes", "my taxes", days(1, 1, 365, year=2023)),
+]
+
+
+@pytest.mark.parametrize(("request_", "topic", "window"), TIMES)
+def test_times(request_: str, topic: str, window: TimeWindow) -> None:
+    assert parse(request_, now=NOW) == Intent("undo", topic, window)
+
+
+GOING_BACK_TO_A_TIME = [
+    # Undoing everything in a window goes back to the version just before it.
+    ("undo everything since Monday", TimeWindow(None, at(6, 10))),
+    ("revert all changes from today", TimeWindow(None, at(6, 12))),
+    ("undo everything you saved yesterday", TimeWindow(None, at(6, 11))),
+    (
+        "revert everything since 2024-05-08T10:30:00+02:00",
+        TimeWindow(None, at(5, 8, 8, 30)),
+    ),
+    # Going back to a time is the version at the last commit of that time.
+    ("go back to yesterday", YESTERDAY),
+    ("back to before yesterday", TimeWindow(None, at(6, 11))),
+    ("roll back to last week's version", days(6, 3, 7)),
+    ("roll back my memory to last Tuesday", days(6, 11)),
+    ("rollback to 2024-05-01", days(5, 1)),
+    ("restore my memories from yesterday", YESTERDAY),
+    ("restore the version from May 8", days(5, 8)),
+    ("restore my memory from the 1st of May", days(5, 1)),
+    ("go back to May 8th", days(5, 8)),
+    ("go back to May", days(5, 1, 31)),
+    ("go back to before May 8", TimeWindow(None, at(5, 8))),
+    ("take me back to how things were as of 2024-05-08", TimeWindow(None, at(5, 9))),
+    ("Restore memory state as of 2024-05-01.", TimeWindow(None, at(5, 2))),
+    ("Set my memory back to how it was yesterday", YESTERDAY),
+]
+
+
+@pytest.mark.parametrize(("request_", "window"), GOING_BACK_TO_A_TIME)
+def test_going_back_to_a_time(request_: str, window: TimeWindow) -> None:
+    assert parse(request_, now=NOW) == Intent("at", "", window)
+
+
+def test_a_time_and_a_topic_together() -> None:
+    assert parse("go back to when I lived in Boston, before last week", now=NOW) == (
+        Intent("at", "I lived in Boston", TimeWindow(None, at(6, 3)))
+    )
+
+
+def test_days_begin_in_the_timezone_of_now() -> None:
+    new_york = NOW.replace(hour=1).astimezone(ZoneInfo("America/New_York"))  # 9pm
+    assert new_york.day == 11
+    assert parse("undo yesterday's change", now=new_york).window == TimeWindow(
+        at(6, 10, 4), at(6, 11, 4)
+    )
+
+
+def test_a_naive_now_is_utc() -> None:
+    naive = NOW.replace(tzinfo=None)
+    assert parse("undo yesterday's change", now=naive).window == YESTERDAY
+
+
+def test_now_defaults_to_the_current_time() -> None:
+    window = parse("undo today's change").window
+    assert window is not None and window.start is not None
+    assert window.start <= datetime.now(timezone.utc) < window.start + timedelta(days=1)
+
+
+@pytest.mark.parametrize(
+    "request_", ["undo the update on Feb 30", "undo the change on 2024-13-45"]
+)
+def test_impossible_dates_are_no_window(request_: str) -> None:
+    assert parse(request_, now=NOW).window is None
+
+
+def test_window_membership() -> None:
+    assert at(6, 11, 23) in YESTERDAY
+    assert at(6, 12) not in YESTERDAY
+    assert at(1, 1) in TimeWindow(None, at(5, 1))
+    assert at(5, 1) not in TimeWindow(None, at(5, 1))
+    assert at(5, 1) in TimeWindow(at(5, 1), None)
+
+
+@pytest.mark.parametrize(
+    ("topic", "words"),
+    [
+        ("my move to NYC", ["move", "nyc"]),
+        ("I moved to 5 Elm St.", ["moved", "5", "elm", "st"]),
+        ("my sister's birthday", ["sister", "birthday"]),
+        ("Alice\u2019s phone number", ["alice", "phone", "number"]),
+        ("I'm vegetarian", ["vegetarian"]),
+        ("I don't eat meat", ["don't", "eat", "meat"]),
+        ("the update about my job", ["job"]),
+        ("when I still lived in Boston", ["lived", "boston"]),
+        ("home_city=NYC", ["home", "city", "nyc"]),
+        ("I moved to Z\u00fcrich in May", ["moved", "z\u00fcrich", "may"]),
+        ("Please undo the last change", []),
+        ("that", []),
+        ("", []),
+        ("the job, the job", ["job", "job"]),
+    ],
+)
+def test_content_words(topic: str, words: list[str]) -> None:
+    assert content_words(topic) == words
+
+
+@pytest.mark.parametrize(("request_", "topic"), UNDO)
+def test_a_topic_is_empty_exactly_when_it_has_no_content_words(
+    request_: str, topic: str
+) -> None:
+    assert bool(parse(request_, now=NOW).topic) == bool(content_words(topic))
+
+
+# Words of every request above, shuffled into new ones.
+WORDS = sorted(
+    {
+        word
+        for request_ in [case[0] for case in UNDO + AT_AND_STILL + TIMES] + REDO
+        for word in request_.split()
+    }
+)
+
+
+@given(
+    st.one_of(
+        st.text(max_size=200),
+        st.lists(st.sampled_from(WORDS), max_size=30).map(" ".join),
+    )
+)
+def test_any_text_parses(request_: str) -> None:
+    intent = parse(request_, now=NOW)
+    assert intent.kind in ("undo", "at", "still", "redo")
+    assert bool(intent.topic) == bool(content_words(intent.topic))
+    assert intent.topic == intent.topic.strip()
+    window = intent.window
+    if window is not None:
+        assert window.start is not None or window.end is not None
+        if window.start is not None and window.end is not None:
+            assert window.start < window.end
