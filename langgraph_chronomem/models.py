@@ -48,6 +48,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from langchain_core.embeddings import Embeddings
+
 from langgraph_chronomem.errors import ChronomemError, ConfigError
 
 if TYPE_CHECKING:
@@ -55,9 +57,11 @@ if TYPE_CHECKING:
     from flashrank import Ranker
 
 __all__ = [
+    "DEFAULT_EMBEDDER",
     "PAIR_SCORER",
     "ModelUnavailableError",
     "default_embedding_function",
+    "default_embeddings",
     "load_ranker",
     "models_dir",
     "provision",
@@ -409,6 +413,31 @@ def default_embedding_function() -> ONNXMiniLM_L6_V2:
         raise _unavailable(f"all-MiniLM-L6-v2 at {path}", problems)
     logger.info("embeddings: all-MiniLM-L6-v2 (int8 ONNX) from %s", path)
     return cls(path)  # type: ignore[no-any-return]
+
+
+DEFAULT_EMBEDDER = "chroma:all-MiniLM-L6-v2"
+"""The name the default embedding model goes by in collection metadata."""
+
+
+def default_embeddings() -> Embeddings:
+    """The default embedding function as LangChain `Embeddings` (what stores use).
+
+        >>> len(default_embeddings().embed_query("I moved to Paris"))
+        384
+    """
+    return _ChromaEmbeddings()
+
+
+class _ChromaEmbeddings(Embeddings):
+    """`default_embedding_function()` behind LangChain's `Embeddings` interface."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return [vector.tolist() for vector in default_embedding_function()(texts)]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
 
 
 def _missing_files(folder: Path, name: str) -> list[str]:

@@ -29,6 +29,8 @@ from langgraph.store.base import (
 from langgraph_chronomem.engine.base import LogTransaction, scope_of
 from langgraph_chronomem.engine.types import Namespace, StoredItem, Write
 from langgraph_chronomem.errors import InvalidValueError, ScopeError
+from langgraph_chronomem.search.semantic import search_by_meaning
+from langgraph_chronomem.search.vectors import VectorIndex
 
 __all__ = ["ReadPlan", "check_ops", "check_scope", "run_reads"]
 
@@ -86,7 +88,13 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
                 or ttl <= 0
             ):
                 raise InvalidValueError(f"ttl is minutes > 0 or None, got {ttl!r}")
-            writes.append(Write(op.namespace, op.key, op.value, ttl))
+            if op.index not in (None, False) and not (
+                isinstance(op.index, list) and all(isinstance(f, str) for f in op.index)
+            ):
+                raise InvalidValueError(
+                    f"index is None, False or a list of field paths, got {op.index!r}"
+                )
+            writes.append(Write(op.namespace, op.key, op.value, ttl, op.index))
         elif isinstance(op, (SearchOp, ListNamespacesOp)):
             _check_page(op)
         if isinstance(op, ListNamespacesOp):
@@ -126,10 +134,16 @@ def _fixed_prefix(conditions: Sequence[MatchCondition]) -> Namespace:
 
 @dataclass
 class ReadPlan:
-    """Where reads look: HEAD (`version=None`) or one version of one scope."""
+    """Where reads look: HEAD (`version=None`) or one version of one scope.
+
+    `queries` holds the embedded `query` of each semantic search op (by op
+    position) and `vectors` the index to search them in.
+    """
 
     scope: Namespace | None = None
     version: int | None = None
+    vectors: VectorIndex | None = None
+    queries: dict[int, list[float]] = field(default_factory=dict)
     refresh: list[tuple[Namespace, str]] = field(default_factory=list)
 
     def within(self, namespace: Namespace, *, prefix: bool) -> Namespace:
@@ -159,10 +173,46 @@ def _to_item(stored: StoredItem) -> Item:
     )
 
 
-def _to_search_item(stored: StoredItem) -> SearchItem:
+def _to_search_item(stored: StoredItem, score: float | None = None) -> SearchItem:
     return SearchItem(
-        stored.namespace, stored.key, stored.value, stored.created_at, stored.updated_at
+        stored.namespace,
+        stored.key,
+        stored.value,
+        stored.created_at,
+        stored.updated_at,
+        score,
     )
+
+
+def _search(
+    tx: LogTransaction, op: SearchOp, index: int, plan: ReadPlan
+) -> list[tuple[StoredItem, float | None]]:
+    prefix = plan.within(tuple(op.namespace_prefix), prefix=True)
+    if op.query and plan.version is not None:
+        raise ScopeError(
+            "semantic search reads HEAD only; search a past version without `query`"
+        )
+    if index in plan.queries and plan.vectors is not None:
+        return list(
+            search_by_meaning(
+                tx,
+                plan.vectors,
+                prefix,
+                plan.queries[index],
+                filter=op.filter,
+                limit=op.limit,
+                offset=op.offset,
+            )
+        )
+    found = tx.search(
+        prefix,
+        filter=op.filter,
+        limit=op.limit,
+        offset=op.offset,
+        scope=plan.scope,
+        version=plan.version,
+    )
+    return [(item, None) for item in found]
 
 
 def run_reads(tx: LogTransaction, ops: Sequence[Op], plan: ReadPlan) -> list[Result]:
@@ -187,20 +237,11 @@ def run_reads(tx: LogTransaction, ops: Sequence[Op], plan: ReadPlan) -> list[Res
                 plan.refresh.append((namespace, stored.key))
     for index, op in enumerate(ops):
         if isinstance(op, SearchOp):
-            found_items = tx.search(
-                plan.within(tuple(op.namespace_prefix), prefix=True),
-                filter=op.filter,
-                limit=op.limit,
-                offset=op.offset,
-                scope=plan.scope,
-                version=plan.version,
-            )
-            results[index] = [_to_search_item(s) for s in found_items]
+            found_items = _search(tx, op, index, plan)
+            results[index] = [_to_search_item(s, score) for s, score in found_items]
             if op.refresh_ttl:
                 plan.refresh += [
-                    (s.namespace, s.key)
-                    for s in found_items
-                    if s.ttl_minutes is not None
+                    (s.namespace, s.key) for s, _ in found_items if s.ttl_minutes is not None
                 ]
         elif isinstance(op, ListNamespacesOp):
             results[index] = _list_namespaces(tx, op, plan)

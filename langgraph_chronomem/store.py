@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
-import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from langgraph.store.base import BaseStore, IndexConfig, Op, Result, TTLConfig
+from langgraph.store.base import BaseStore, IndexConfig, Op, Result, SearchOp, TTLConfig
 
 from langgraph_chronomem.context import commit_context, current_meta
+from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import (
     Change,
@@ -38,9 +39,13 @@ from langgraph_chronomem.engine.types import (
     CommitMeta,
     ItemVersion,
     RevertConflict,
+    Write,
 )
-from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.ops import ReadPlan, check_ops, check_scope, run_reads
+from langgraph_chronomem.search.index import SearchIndex
+from langgraph_chronomem.search.resolve import Resolution, ResolverConfig
+from langgraph_chronomem.ttl import TTLSweeper
+from langgraph_chronomem.undo import UndoMode, UndoResult, apply_undo
 from langgraph_chronomem.view import StoreView
 
 __all__ = ["ChronoStore"]
@@ -48,7 +53,25 @@ __all__ = ["ChronoStore"]
 logger = logging.getLogger(__name__)
 
 DATABASE_FILE = "chronomem.sqlite3"
+P = ParamSpec("P")
 T = TypeVar("T")
+
+
+def _in_thread(
+    method: Callable[Concatenate[ChronoStore, P], T],
+) -> Callable[Concatenate[ChronoStore, P], Awaitable[T]]:
+    """The async twin of a sync method: the same call, in a worker thread.
+
+    `asyncio.to_thread` copies context variables, so `commit_context` and the
+    LangGraph run labels reach the commit.
+    """
+
+    @functools.wraps(method)
+    async def twin(self: ChronoStore, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.to_thread(method, self, *args, **kwargs)
+
+    twin.__doc__ = f"Async `{method.__name__}`: the same call, run in a worker thread."
+    return twin
 
 
 class ChronoStore(BaseStore):
@@ -65,18 +88,19 @@ class ChronoStore(BaseStore):
 
     supports_ttl = True
 
-    def __init__(self, engine: SqliteEngine, *, ttl: TTLConfig | None = None) -> None:
-        """Wrap an open log. Most code wants `ChronoStore.from_path` instead.
-
-        Args:
-            engine: The versioned log to store into.
-            ttl: LangGraph's TTL settings (`default_ttl` minutes,
-                `refresh_on_read`, `sweep_interval_minutes`, `omit_expired`).
-        """
+    def __init__(
+        self,
+        engine: SqliteEngine,
+        search: SearchIndex,
+        *,
+        ttl: TTLConfig | None = None,
+    ) -> None:
+        """Wrap an open log and its search side. Most code wants `from_path`."""
         self._engine = engine
+        self._search = search
         self.ttl_config = ttl
-        self._sweeper: threading.Thread | None = None
-        self._stop_sweeping = threading.Event()
+        self.index_config = None
+        self._sweeper = TTLSweeper(self.sweep_ttl)
 
     @classmethod
     def from_path(
@@ -87,6 +111,8 @@ class ChronoStore(BaseStore):
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
         synchronous: str = "FULL",
+        chroma_client: Any = None,
+        resolver: ResolverConfig | None = None,
     ) -> ChronoStore:
         """Open (or create) a store in the directory `path`.
 
@@ -98,25 +124,25 @@ class ChronoStore(BaseStore):
 
         Args:
             path: A directory; it is created if missing and holds the SQLite
-                database (`chronomem.sqlite3`, WAL mode).
+                database (`chronomem.sqlite3`, WAL mode) and the embedded Chroma
+                data (`chroma/`).
             scope_depth: How many leading namespace labels make one timeline.
                 0 (the default for a new store) makes the whole store one
                 timeline. An existing store keeps the depth it was created with.
-            index: Semantic search settings. Not supported yet: passing one raises
-                rather than being ignored.
+            index: LangGraph's `IndexConfig` for semantic `search(query=...)`:
+                `fields` to embed and optionally `embed` (default: all-MiniLM-L6-v2).
+                Without it, commit descriptors are still embedded for `undo`.
             ttl: LangGraph's `TTLConfig`.
             synchronous: SQLite durability, `FULL` (default: a returned write
                 survives power loss) or `NORMAL` (survives a crash of the process).
+            chroma_client: A Chroma client to use instead of the embedded one,
+                e.g. `chromadb.HttpClient(...)` when several processes share a store.
+            resolver: Knobs of the natural-language undo search.
 
         Raises:
-            ConfigError: If `scope_depth` contradicts the stored one, or `index`
-                is given.
+            ConfigError: If `scope_depth` contradicts the stored one, or a setting
+                is malformed.
         """
-        if index is not None:
-            raise ConfigError(
-                "semantic search (index=...) is not available in this version of "
-                "ChronoStore; open the store without `index` and use filters"
-            )
         directory = Path(path)
         directory.mkdir(parents=True, exist_ok=True)
         engine = SqliteEngine(
@@ -125,7 +151,17 @@ class ChronoStore(BaseStore):
             omit_expired=bool(ttl and ttl.get("omit_expired")),
             synchronous=synchronous,
         )
-        return cls(engine, ttl=ttl)
+        try:
+            search = SearchIndex(
+                engine, directory, index=index, chroma_client=chroma_client, resolver=resolver
+            )
+            store = cls(engine, search, ttl=ttl)
+            store.index_config = index
+            search.heal()
+        except BaseException:
+            engine.close()
+            raise
+        return store
 
     @property
     def scope_depth(self) -> int:
@@ -138,6 +174,8 @@ class ChronoStore(BaseStore):
         """Run a batch of ops in one transaction: reads first, then one commit per scope.
 
         Reads see the state before the batch's writes, as in LangGraph's own stores.
+        With `index`, the batch's texts and queries are embedded before the
+        transaction opens, so a slow model never holds the database lock.
 
         Raises:
             InvalidNamespaceError: For an invalid namespace (nothing is written).
@@ -146,30 +184,58 @@ class ChronoStore(BaseStore):
             InvalidFilterError: For a search filter that cannot be run.
         """
         ops, writes = check_ops(ops, self.scope_depth)
+        texts, queries = self._to_embed(ops, writes)
+        known = {}
+        if texts or queries:
+            distinct = list(dict.fromkeys([*texts, *queries.values()]))
+            computed = self._search.embeddings.embed_documents(distinct)
+            known = dict(zip(distinct, computed, strict=True))
+        return self._run(ops, writes, known, {i: known[q] for i, q in queries.items()})
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Async `batch`: embeds with the model's async API, then runs the same
+        transaction in a worker thread."""
+        ops, writes = check_ops(ops, self.scope_depth)
+        texts, queries = self._to_embed(ops, writes)
+        known = {}
+        if texts or queries:
+            distinct = list(dict.fromkeys([*texts, *queries.values()]))
+            computed = await self._search.embeddings.aembed_documents(distinct)
+            known = dict(zip(distinct, computed, strict=True))
+        chosen = {i: known[q] for i, q in queries.items()}
+        return await asyncio.to_thread(self._run, ops, writes, known, chosen)
+
+    def _to_embed(self, ops: list[Op], writes: list[Write]) -> tuple[list[str], dict[int, str]]:
+        """Texts the batch's puts need embedded, and its semantic queries by op position."""
+        if not self._search.indexes_items:
+            return [], {}
+        queries = {
+            i: op.query for i, op in enumerate(ops) if isinstance(op, SearchOp) and op.query
+        }
+        return self._search.texts_to_embed(writes), queries
+
+    def _run(
+        self,
+        ops: list[Op],
+        writes: list[Write],
+        known: dict[str, list[float]],
+        queries: dict[int, list[float]],
+    ) -> list[Result]:
         meta = current_meta() if writes else None
-        plan = ReadPlan()
+        vectors = self._search.vectors() if queries else None
+        plan = ReadPlan(vectors=vectors, queries=queries)
         with self._engine.transaction(write=bool(writes)) as tx:
             results = run_reads(tx, ops, plan)
             if writes:
                 assert meta is not None
-                tx.commit(writes, meta)
-                self._refresh(tx, plan)
+                committed = tx.commit(writes, meta)
+                _refresh(tx, plan)
         if plan.refresh and not writes:
             with self._engine.transaction(write=True) as tx:
-                self._refresh(tx, plan)
+                _refresh(tx, plan)
+        if writes and committed:
+            self._search.after_commit(known)
         return results
-
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Async `batch`: the same transaction, run in a worker thread."""
-        return await asyncio.to_thread(self.batch, list(ops))
-
-    @staticmethod
-    def _refresh(tx: Any, plan: ReadPlan) -> None:
-        by_namespace: dict[tuple[str, ...], list[str]] = {}
-        for namespace, key in plan.refresh:
-            by_namespace.setdefault(namespace, []).append(key)
-        for namespace, keys in by_namespace.items():
-            tx.refresh_ttl(namespace, keys)
 
     # -- versions --------------------------------------------------------------
 
@@ -189,6 +255,7 @@ class ChronoStore(BaseStore):
         since: datetime | None = None,
         until: datetime | None = None,
         author: str | None = None,
+        op: str | None = None,
     ) -> list[Commit]:
         """The scope's commits, newest first.
 
@@ -198,12 +265,13 @@ class ChronoStore(BaseStore):
             since: Only commits made at or after this time (naive means UTC).
             until: Only commits made at or before this time.
             author: Only commits by this author.
+            op: Only commits of this op (`put`, `rollback`, `expire`…).
         """
         if limit is not None and (not isinstance(limit, int) or limit < 0):
             raise ValueError(f"limit must be an int >= 0, got {limit!r}")
         sc = check_scope(scope, self.scope_depth)
         with self._engine.transaction(write=False) as tx:
-            return tx.log(sc, limit=limit, since=since, until=until, author=author)
+            return tx.log(sc, limit=limit, since=since, until=until, author=author, op=op)
 
     def show(self, scope: Sequence[str], version: int) -> Commit:
         """One commit of the scope.
@@ -264,8 +332,7 @@ class ChronoStore(BaseStore):
         """
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, reason)
-        with self._engine.transaction(write=True) as tx:
-            return tx.rollback(sc, to, meta)
+        return self._write(lambda tx: tx.rollback(sc, to, meta))
 
     def revert(
         self,
@@ -287,8 +354,7 @@ class ChronoStore(BaseStore):
         """
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, reason)
-        with self._engine.transaction(write=True) as tx:
-            return tx.revert(sc, version, meta)
+        return self._write(lambda tx: tx.revert(sc, version, meta))
 
     def reset(self, scope: Sequence[str], to: int) -> int:
         """Destroy every version after `to`: for purging poisoned or private data.
@@ -297,73 +363,109 @@ class ChronoStore(BaseStore):
         deleted.
         """
         sc = check_scope(scope, self.scope_depth)
-        with self._engine.transaction(write=True) as tx:
-            removed = tx.reset(sc, to)
+        removed = self._write(lambda tx: tx.reset(sc, to))
         logger.warning(
             "reset %s to v%d: deleted %d versions", "/".join(sc), to, removed
         )
         return removed
+
+    def _write(self, change: Callable[[LogTransaction], T]) -> T:
+        """Run a change to the log, then bring the item vectors up to date."""
+        with self._engine.transaction(write=True) as tx:
+            result = change(tx)
+        self._search.after_commit({})
+        return result
 
     @staticmethod
     def _meta(author: str | None, reason: str | None) -> CommitMeta:
         with commit_context(author=author, reason=reason):
             return current_meta()
 
+    # -- meaning ---------------------------------------------------------------
+
+    def resolve(self, scope: Sequence[str], request: str, *, k: int = 5) -> Resolution:
+        """Which version a natural-language request means; changes nothing.
+
+            >>> import tempfile
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=2)
+            >>> alice = ("memories", "alice")
+            >>> store.put(alice, "home", {"city": "Boston"})
+            >>> store.put(alice, "home", {"city": "New York City"})
+            >>> best = store.resolve(alice, "undo the update about my move to New York").best
+            >>> best.target, best.summary
+            (1, 'updated memories/alice/home: Boston -> New York City')
+            >>> store.close()
+
+        Args:
+            scope: The scope (or any namespace inside it); only its commits count.
+            request: E.g. "undo the update about my move to NYC", "go back to when
+                I still lived in Boston", "redo".
+            k: How many candidates to return.
+
+        Returns:
+            The candidates, best first, each with the version an undo would
+            restore, the matched commit, the diff against HEAD and every stage's
+            score; `decided` says whether the best is clearly ahead.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        return self._search.resolver().resolve(sc, request, k=k)
+
+    def undo(
+        self,
+        scope: Sequence[str],
+        request: str,
+        *,
+        mode: UndoMode = "rollback",
+        dry_run: bool = False,
+        author: str | None = None,
+    ) -> UndoResult:
+        """Resolve a request and apply it when the match is clear.
+
+        Args:
+            scope: The scope (or any namespace inside it).
+            request: What to undo, in words.
+            mode: `rollback` (default) restores the whole scope to the version
+                before the matched change; `revert` undoes only that change and
+                keeps everything after it.
+            dry_run: Report what would change, change nothing.
+            author: Who asked (recorded on the commit).
+
+        Returns:
+            What changed, in words and as data, and the version that redoes it —
+            or, when nothing matched or two matches were too close to call, the
+            candidates and no change.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        resolution = self._search.resolver().resolve(sc, request)
+        meta = self._meta(author, f"undo: {request}")
+        result = apply_undo(self._engine, sc, resolution, mode=mode, dry_run=dry_run, meta=meta)
+        if result.applied:
+            self._search.after_commit({})
+        return result
+
+    def reindex(self) -> int:
+        """Rebuild every derived index (full text, Chroma) from the log.
+
+        Returns how many commits were indexed.
+        """
+        with self._engine.transaction(write=True) as tx:
+            tx.reindex_descriptors()
+        return self._search.vectors().rebuild(self._engine)
+
     # -- async twins -----------------------------------------------------------
 
-    async def ahead(self, scope: Sequence[str]) -> int:
-        """Async `head`."""
-        return await asyncio.to_thread(self.head, scope)
-
-    async def alog(self, scope: Sequence[str], **filters: Any) -> list[Commit]:
-        """Async `log`; takes the same keyword filters."""
-        return await asyncio.to_thread(lambda: self.log(scope, **filters))
-
-    async def ashow(self, scope: Sequence[str], version: int) -> Commit:
-        """Async `show`."""
-        return await asyncio.to_thread(self.show, scope, version)
-
-    async def adiff(self, scope: Sequence[str], v1: int, v2: int) -> list[Change]:
-        """Async `diff`."""
-        return await asyncio.to_thread(self.diff, scope, v1, v2)
-
-    async def ahistory(self, namespace: Sequence[str], key: str) -> list[ItemVersion]:
-        """Async `history`."""
-        return await asyncio.to_thread(self.history, namespace, key)
-
-    async def aas_of(self, scope: Sequence[str], version: int) -> StoreView:
-        """Async `as_of`."""
-        return await asyncio.to_thread(self.as_of, scope, version)
-
-    async def arollback(
-        self,
-        scope: Sequence[str],
-        to: int,
-        *,
-        reason: str | None = None,
-        author: str | None = None,
-    ) -> Commit:
-        """Async `rollback`."""
-        return await asyncio.to_thread(
-            lambda: self.rollback(scope, to, reason=reason, author=author)
-        )
-
-    async def arevert(
-        self,
-        scope: Sequence[str],
-        version: int,
-        *,
-        reason: str | None = None,
-        author: str | None = None,
-    ) -> Commit | RevertConflict:
-        """Async `revert`."""
-        return await asyncio.to_thread(
-            lambda: self.revert(scope, version, reason=reason, author=author)
-        )
-
-    async def areset(self, scope: Sequence[str], to: int) -> int:
-        """Async `reset`."""
-        return await asyncio.to_thread(self.reset, scope, to)
+    ahead = _in_thread(head)
+    alog = _in_thread(log)
+    ashow = _in_thread(show)
+    adiff = _in_thread(diff)
+    ahistory = _in_thread(history)
+    aas_of = _in_thread(as_of)
+    arollback = _in_thread(rollback)
+    arevert = _in_thread(revert)
+    areset = _in_thread(reset)
+    aresolve = _in_thread(resolve)
+    aundo = _in_thread(undo)
+    areindex = _in_thread(reindex)
 
     # -- TTL -------------------------------------------------------------------
 
@@ -372,13 +474,10 @@ class ChronoStore(BaseStore):
 
         Returns the number of items expired.
         """
-        with self._engine.transaction(write=True) as tx:
-            commits = tx.expire()
+        commits = self._write(lambda tx: tx.expire())
         return sum(len(c.changes) for c in commits)
 
-    async def asweep_ttl(self) -> int:
-        """Async `sweep_ttl`."""
-        return await asyncio.to_thread(self.sweep_ttl)
+    asweep_ttl = _in_thread(sweep_ttl)
 
     def start_ttl_sweeper(
         self, sweep_interval_minutes: float | None = None
@@ -388,48 +487,19 @@ class ChronoStore(BaseStore):
         The interval is the argument, else `ttl["sweep_interval_minutes"]`, else 5.
         Cancel the returned future (or call `stop_ttl_sweeper`) to stop.
         """
-        future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        future.add_done_callback(lambda f: f.cancelled() and self._stop_sweeping.set())
-        if self._sweeper is not None and self._sweeper.is_alive():
-            return future
-        interval = float(
-            sweep_interval_minutes
-            or (self.ttl_config or {}).get("sweep_interval_minutes")
-            or 5
-        )
-        self._stop_sweeping.clear()
-
-        def sweep_until_stopped() -> None:
-            while not self._stop_sweeping.wait(interval * 60):
-                try:
-                    self.sweep_ttl()
-                except Exception:
-                    logger.exception("TTL sweep failed; retrying next interval")
-            if not future.done():
-                future.set_result(None)
-
-        self._sweeper = threading.Thread(
-            target=sweep_until_stopped, name="chronomem-ttl-sweeper", daemon=True
-        )
-        self._sweeper.start()
-        return future
+        configured = (self.ttl_config or {}).get("sweep_interval_minutes")
+        return self._sweeper.start(float(sweep_interval_minutes or configured or 5))
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
         """Stop the background sweeper; True once it has stopped (or never ran)."""
-        if self._sweeper is None:
-            return True
-        self._stop_sweeping.set()
-        self._sweeper.join(timeout)
-        stopped = not self._sweeper.is_alive()
-        if stopped:
-            self._sweeper = None
-        return stopped
+        return self._sweeper.stop(timeout)
 
     # -- lifecycle -------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop the sweeper and close the database."""
+        """Stop the sweeper and the resolver, and close the database."""
         self.stop_ttl_sweeper()
+        self._search.close()
         self._engine.close()
 
     def __enter__(self) -> ChronoStore:
@@ -437,3 +507,12 @@ class ChronoStore(BaseStore):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _refresh(tx: LogTransaction, plan: ReadPlan) -> None:
+    """Restart the TTL clock of the items the batch read (no version is made)."""
+    by_namespace: dict[tuple[str, ...], list[str]] = {}
+    for namespace, key in plan.refresh:
+        by_namespace.setdefault(namespace, []).append(key)
+    for namespace, keys in by_namespace.items():
+        tx.refresh_ttl(namespace, keys)

@@ -19,7 +19,7 @@ from langgraph.store.base import BaseStore, GetOp, InvalidNamespaceError, PutOp,
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from langgraph_chronomem import ChronoStore, ConfigError, InvalidFilterError
+from langgraph_chronomem import ChronoStore, InvalidFilterError
 
 DOCS: dict[tuple[tuple[str, ...], str], dict[str, Any]] = {
     (("docs", "a"), "1"): {
@@ -259,8 +259,3 @@ def test_batch_validates_every_namespace_and_writes_nothing(
         store.batch([good, op])
     assert store.get(("users", "1"), "k") is None
     assert store.head(("users", "1")) == 0
-
-
-def test_index_config_is_refused_not_ignored(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="semantic search"):
-        ChronoStore.from_path(tmp_path, index={"dims": 3, "embed": lambda t: [[0.0] * 3]})

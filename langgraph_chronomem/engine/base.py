@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 from langgraph_chronomem.engine.describe import descriptor, summarize
+from langgraph_chronomem.engine.sql import Cursor, Dialect
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -46,113 +47,15 @@ from langgraph_chronomem.engine.values import (
 from langgraph_chronomem.errors import ScopeError, VersionError, VersionNotFound
 
 __all__ = [
-    "Cursor",
-    "Dialect",
     "LogTransaction",
-    "Statement",
     "scope_key",
     "scope_of",
     "scope_text",
 ]
 
 SYSTEM_AUTHOR = "system"
+FULL_TEXT = "full-text"  # the descriptor index's name in the projections table
 _CHUNK = 500  # keeps every IN (...) list under any driver's parameter limit
-
-
-class Statement(NamedTuple):
-    """SQL text and its parameters: `cur.execute(*statement)`."""
-
-    sql: str
-    params: Sequence[Any] = ()
-
-
-class Cursor(Protocol):
-    """The slice of a DB-API cursor the log uses."""
-
-    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
-    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-
-
-class Dialect(Protocol):
-    """SQL for one database. See `engine/sqlite.py` for the reference dialect."""
-
-    HEAD: str
-    SET_HEAD: str
-    CLOSE_LIVE: str
-    INSERT_ITEM: str
-    INSERT_COMMIT: str
-    ITEMS_IN_RANGE: str
-    CHANGES_IN_RANGE: str
-    COMMIT_ITEMS: str
-    LATER_WRITES: str
-    HISTORY: str
-    EXPIRED: str
-    DELETE_ITEMS_AFTER: str
-    DELETE_COMMITS_AFTER: str
-    INSERT_DESCRIPTOR: str
-    DELETE_DESCRIPTORS_AFTER: str
-    PREV_IDS_AFTER: str
-
-    def select_commits(
-        self,
-        scope: str,
-        *,
-        version: int | None,
-        limit: int | None,
-        since: str | None,
-        until: str | None,
-        author: str | None,
-    ) -> Statement: ...
-
-    def select_items(
-        self,
-        *,
-        namespace: str,
-        keys: Sequence[str],
-        version: int | None,
-        live_after: float | None,
-    ) -> Statement: ...
-
-    def search_items(
-        self,
-        *,
-        prefix: str,
-        filter: Mapping[str, Any] | None,
-        limit: int,
-        offset: int,
-        scope: str | None,
-        version: int | None,
-        live_after: float | None,
-    ) -> Statement: ...
-
-    def select_namespaces(
-        self,
-        *,
-        prefix: str,
-        scope: str | None,
-        version: int | None,
-        live_after: float | None,
-    ) -> Statement: ...
-
-    def refresh_ttl(
-        self, namespace: str, keys: Sequence[str], now: float
-    ) -> Statement: ...
-
-    def items_by_id(self, ids: Sequence[int]) -> Statement: ...
-
-    def search_descriptors(
-        self,
-        scope_key: str,
-        words: Sequence[str],
-        *,
-        limit: int,
-        since: str | None,
-        until: str | None,
-    ) -> Statement: ...
-
-    def reopen(self, ids: Sequence[int], to: int) -> Statement: ...
 
 
 def namespace_text(namespace: Namespace) -> str:
@@ -191,11 +94,12 @@ def scope_of(namespace: Namespace, depth: int) -> Namespace:
     return tuple(namespace[:depth])
 
 
-def _namespace(text: str) -> Namespace:
+def namespace_from_text(text: str) -> Namespace:
+    """The inverse of `namespace_text`."""
     return tuple(text.split(".")) if text else ()
 
 
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+def chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
 
@@ -212,6 +116,7 @@ class _Row:
     created_at: str | None
     updated_at: str | None
     ttl_minutes: float | None
+    index_fields: str | None
 
 
 @dataclass(frozen=True)
@@ -224,6 +129,7 @@ class _NewRow:
     ttl_minutes: float | None
     created_at: str | None = None
     updated_at: str | None = None
+    index_fields: str | None = None
 
 
 class LogTransaction:
@@ -280,14 +186,14 @@ class LogTransaction:
     ) -> dict[str, StoredItem]:
         """Items of one namespace by key, at HEAD or at `version` of its scope."""
         found: dict[str, StoredItem] = {}
-        for chunk in _chunks(list(dict.fromkeys(keys))):
+        for chunk in chunks(list(dict.fromkeys(keys))):
             statement = self.sql.select_items(
                 namespace=namespace_text(namespace),
                 keys=chunk,
                 version=version,
                 live_after=self._live_after(version),
             )
-            for key, value, created, updated, ttl in self.cur.execute(*statement):
+            for key, value, created, updated, ttl, row_id in self.cur.execute(*statement):
                 found[key] = StoredItem(
                     namespace,
                     key,
@@ -295,6 +201,7 @@ class LogTransaction:
                     decode_time(created),
                     decode_time(updated),
                     ttl,
+                    row_id,
                 )
         return found
 
@@ -307,10 +214,12 @@ class LogTransaction:
         offset: int = 0,
         scope: Namespace | None = None,
         version: int | None = None,
+        among: Sequence[tuple[Namespace, str]] | None = None,
     ) -> list[StoredItem]:
         """Items under a namespace prefix, newest update first.
 
-        With `version`, reads the state of `scope` at that version.
+        With `version`, reads the state of `scope` at that version; with `among`,
+        only those (namespace, key) items.
         """
         statement = self.sql.search_items(
             prefix=namespace_text(prefix),
@@ -320,17 +229,19 @@ class LogTransaction:
             scope=None if scope is None else scope_text(scope),
             version=version,
             live_after=self._live_after(version),
+            among=None if among is None else [(namespace_text(n), k) for n, k in among],
         )
         return [
             StoredItem(
-                _namespace(ns),
+                namespace_from_text(ns),
                 key,
                 decode_value(value),  # type: ignore[arg-type]
                 decode_time(created),
                 decode_time(updated),
                 ttl,
+                row_id,
             )
-            for ns, key, value, created, updated, ttl in self.cur.execute(*statement)
+            for ns, key, value, created, updated, ttl, row_id in self.cur.execute(*statement)
         ]
 
     def namespaces(
@@ -347,12 +258,12 @@ class LogTransaction:
             version=version,
             live_after=self._live_after(version),
         )
-        return [_namespace(row[0]) for row in self.cur.execute(*statement)]
+        return [namespace_from_text(row[0]) for row in self.cur.execute(*statement)]
 
     def refresh_ttl(self, namespace: Namespace, keys: Sequence[str]) -> None:
         """Restart the TTL clock of the given live items. Writes no version."""
         now = time.time()
-        for chunk in _chunks(list(dict.fromkeys(keys))):
+        for chunk in chunks(list(dict.fromkeys(keys))):
             self.cur.execute(
                 *self.sql.refresh_ttl(namespace_text(namespace), chunk, now)
             )
@@ -372,7 +283,9 @@ class LogTransaction:
             scope = self.scope_of(write.namespace)
             ns = namespace_text(write.namespace)
             value = None if write.value is None else encode_value(write.value)
-            row = _NewRow(ns, write.key, value, write.ttl_minutes)
+            row = _NewRow(
+                ns, write.key, value, write.ttl_minutes, index_fields=_index_fields(write)
+            )
             by_scope.setdefault(scope, {})[(ns, write.key)] = row
             ops.setdefault(scope, []).append(write)
         commits = []
@@ -427,11 +340,12 @@ class LogTransaction:
                     None if row.value is None else (row.updated_at or stamp),
                     ttl,
                     None if ttl is None or row.value is None else now + ttl * 60,
+                    row.index_fields,
                 ),
             )
             changes.append(
                 Change(
-                    _namespace(row.namespace),
+                    namespace_from_text(row.namespace),
                     row.key,
                     decode_value(prev_value),
                     decode_value(row.value),
@@ -458,7 +372,7 @@ class LogTransaction:
             ),
         ).fetchone()
         self.cur.execute(self.sql.SET_HEAD, (sc, version))
-        commit = Commit(
+        return Commit(
             scope=scope,
             version=version,
             seq=seq,
@@ -472,10 +386,6 @@ class LogTransaction:
             labels=labels,
             target=target,
         )
-        self.cur.execute(
-            self.sql.INSERT_DESCRIPTOR, (seq, scope_key(scope), descriptor(commit))
-        )
-        return commit
 
     # -- time travel ----------------------------------------------------------
 
@@ -490,19 +400,10 @@ class LogTransaction:
         """
         first: dict[tuple[str, str], int | None] = {}
         last: dict[tuple[str, str], _Row] = {}
-        for (
-            rid,
-            ns,
-            key,
-            ver,
-            value,
-            prev_id,
-            created,
-            updated,
-            ttl,
-        ) in self.cur.execute(self.sql.ITEMS_IN_RANGE, (scope_text(scope), lo, hi)):
+        rows = self.cur.execute(self.sql.ITEMS_IN_RANGE, (scope_text(scope), lo, hi))
+        for rid, ns, key, ver, value, prev_id, *rest in rows:
             first.setdefault((ns, key), prev_id)
-            last[(ns, key)] = _Row(rid, ns, key, ver, value, created, updated, ttl)
+            last[(ns, key)] = _Row(rid, ns, key, ver, value, *rest)
         before = self._rows_by_id([p for p in first.values() if p is not None])
         pairs = []
         for item, prev_id in first.items():
@@ -512,11 +413,9 @@ class LogTransaction:
 
     def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]:
         rows = {}
-        for chunk in _chunks(ids):
-            for rid, ns, key, ver, value, created, updated, ttl in self.cur.execute(
-                *self.sql.items_by_id(chunk)
-            ):
-                rows[rid] = _Row(rid, ns, key, ver, value, created, updated, ttl)
+        for chunk in chunks(ids):
+            for rid, *rest in self.cur.execute(*self.sql.items_by_id(chunk)):
+                rows[rid] = _Row(rid, *rest)
         return rows
 
     def diff(self, scope: Namespace, v1: int, v2: int) -> list[Change]:
@@ -531,7 +430,7 @@ class LogTransaction:
             if old != new:
                 if v1 > v2:
                     old, new = new, old
-                changes.append(Change(_namespace(at_hi.namespace), at_hi.key, old, new))
+                changes.append(Change(namespace_from_text(at_hi.namespace), at_hi.key, old, new))
         return changes
 
     def rollback(self, scope: Namespace, to: int, meta: CommitMeta) -> Commit:
@@ -544,7 +443,7 @@ class LogTransaction:
             if at_to is None:
                 if at_head.value is not None:
                     restore.append(_NewRow(at_head.namespace, at_head.key, None, None))
-            elif decode_value(at_to.value) != decode_value(at_head.value):
+            elif _state(at_to) != _state(at_head):
                 restore.append(_restored(at_to))
         commit = self._commit(scope, "rollback", restore, meta, target=to)
         assert commit is not None
@@ -565,7 +464,7 @@ class LogTransaction:
                 scope,
                 version,
                 tuple(
-                    Conflict(_namespace(ns), key, tuple(versions))
+                    Conflict(namespace_from_text(ns), key, tuple(versions))
                     for (ns, key), versions in later.items()
                 ),
             )
@@ -596,9 +495,16 @@ class LogTransaction:
         self.cur.execute(self.sql.DELETE_ITEMS_AFTER, (sc, to))
         self.cur.execute(self.sql.DELETE_DESCRIPTORS_AFTER, (sc, to))
         self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
-        for chunk in _chunks(reopen):
+        for chunk in chunks(reopen):
             self.cur.execute(*self.sql.reopen(chunk, to))
         self.cur.execute(self.sql.SET_HEAD, (sc, to))
+        for name, seq, rebuild in self.cur.execute(self.sql.ALL_PROJECTIONS).fetchall():
+            if name == FULL_TEXT:
+                continue  # its rows for the removed commits are deleted above
+            scopes = json.loads(rebuild)
+            if list(scope) not in scopes:
+                scopes.append(list(scope))
+            self.cur.execute(self.sql.SAVE_PROJECTION, (seq, json.dumps(scopes), name))
         return head - to
 
     def expire(self) -> list[Commit]:
@@ -607,7 +513,7 @@ class LogTransaction:
         for sc, ns, key in self.cur.execute(
             self.sql.EXPIRED, (time.time(),)
         ).fetchall():
-            by_scope.setdefault(_namespace(sc), []).append(_NewRow(ns, key, None, None))
+            by_scope.setdefault(namespace_from_text(sc), []).append(_NewRow(ns, key, None, None))
         commits = []
         for scope, rows in by_scope.items():
             commit = self._commit(scope, "expire", rows, CommitMeta())
@@ -626,7 +532,8 @@ class LogTransaction:
     ) -> list[tuple[int, float]]:
         """BM25 over the scope's commit descriptors: (version, score), best first.
 
-        Lower scores are better matches (SQLite's bm25 sign convention).
+        Lower scores are better matches (SQLite's bm25 sign convention). Sees the
+        commits `index_descriptors` has indexed: call it first.
         """
         if not words:
             return []
@@ -650,6 +557,7 @@ class LogTransaction:
         since: datetime | None = None,
         until: datetime | None = None,
         author: str | None = None,
+        op: str | None = None,
     ) -> list[Commit]:
         """Commits of a scope, newest first, with their changes."""
         sc = scope_text(scope)
@@ -660,17 +568,21 @@ class LogTransaction:
             since=None if since is None else encode_time(since),
             until=None if until is None else encode_time(until),
             author=author,
+            op=op,
         )
-        heads = self.cur.execute(*statement).fetchall()
+        return self._with_changes(scope, self.cur.execute(*statement).fetchall())
+
+    def _with_changes(self, scope: Namespace, heads: Sequence[Sequence[Any]]) -> list[Commit]:
+        """Commit rows of one scope (newest first) with their changes attached."""
         if not heads:
             return []
         changes: dict[int, list[Change]] = {}
         lo, hi = heads[-1][1], heads[0][1]
         for ver, ns, key, new, old in self.cur.execute(
-            self.sql.CHANGES_IN_RANGE, (sc, lo, hi)
+            self.sql.CHANGES_IN_RANGE, (scope_text(scope), lo, hi)
         ):
             changes.setdefault(ver, []).append(
-                Change(_namespace(ns), key, decode_value(old), decode_value(new))
+                Change(namespace_from_text(ns), key, decode_value(old), decode_value(new))
             )
         return [
             Commit(
@@ -689,6 +601,45 @@ class LogTransaction:
             )
             for seq, ver, parent, created, who, why, op, target, summary, labels in heads
         ]
+
+    def commits_between(self, after: int, upto: int) -> list[Commit]:
+        """Every scope's commits with `after < seq <= upto`, oldest first."""
+        by_scope: dict[str, list[Any]] = {}
+        for sc, *head in self.cur.execute(self.sql.COMMITS_BETWEEN, (after, upto)):
+            by_scope.setdefault(sc, []).append(head)
+        commits = [
+            commit
+            for sc, heads in by_scope.items()
+            for commit in self._with_changes(namespace_from_text(sc), heads[::-1])
+        ]
+        return sorted(commits, key=lambda c: c.seq)
+
+    def index_descriptors(self, *, batch: int = 500) -> int:
+        """Bring the full-text descriptor index up to the log. Returns commits added.
+
+        The index is a projection with a mark like any other: writes skip it (it
+        would double a put's pages), and searches call this first, so BM25 always
+        sees every commit. Needs a write transaction.
+        """
+        seq, _ = self.cur.execute(self.sql.PROJECTION, (FULL_TEXT,)).fetchone() or (0, "")
+        added = 0
+        while True:
+            seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, batch))]
+            if not seqs:
+                return added
+            commits = self.commits_between(seq, seqs[-1])
+            self.cur.executemany(
+                self.sql.INSERT_DESCRIPTOR,
+                [(c.seq, scope_key(c.scope), descriptor(c)) for c in commits],
+            )
+            seq, added = seqs[-1], added + len(commits)
+            self.cur.execute(self.sql.SAVE_PROJECTION, (seq, "[]", FULL_TEXT))
+
+    def reindex_descriptors(self) -> int:
+        """Rebuild the full-text descriptor index from the log."""
+        self.cur.execute(self.sql.CLEAR_DESCRIPTORS)
+        self.cur.execute(self.sql.SAVE_PROJECTION, (0, "[]", FULL_TEXT))
+        return self.index_descriptors()
 
     def show(self, scope: Namespace, version: int) -> Commit:
         """One commit."""
@@ -717,6 +668,11 @@ class LogTransaction:
         ]
 
 
+def _state(row: _Row) -> tuple[Any, ...]:
+    """What a read shows of a row: its value and both timestamps."""
+    return decode_value(row.value), row.created_at, row.updated_at
+
+
 def _restored(row: _Row) -> _NewRow:
     """A row that brings back `row` exactly as it was, timestamps included."""
     return _NewRow(
@@ -726,4 +682,10 @@ def _restored(row: _Row) -> _NewRow:
         row.ttl_minutes,
         row.created_at,
         row.updated_at,
+        row.index_fields,
     )
+
+
+def _index_fields(write: Write) -> str | None:
+    """A put's `index` argument as stored: NULL for the store's default fields."""
+    return None if write.index is None else json.dumps(write.index)

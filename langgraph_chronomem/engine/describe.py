@@ -17,7 +17,7 @@ import orjson
 
 from langgraph_chronomem.engine.types import Change, Commit, Op
 
-__all__ = ["descriptor", "describe_change", "render_value", "summarize"]
+__all__ = ["describe_change", "descriptor", "render_value", "summarize"]
 
 _MAX_VALUE_CHARS = 80
 _MAX_LISTED_CHANGES = 3

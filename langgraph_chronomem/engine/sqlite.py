@@ -26,7 +26,8 @@ from typing import Any
 import orjson
 
 from langgraph_chronomem.engine import migrations
-from langgraph_chronomem.engine.base import LogTransaction, Statement
+from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.sql import Dialect, Statement
 from langgraph_chronomem.errors import ConfigError, InvalidFilterError
 
 __all__ = ["MIGRATIONS", "SqliteDialect", "SqliteEngine"]
@@ -73,7 +74,8 @@ MIGRATIONS = [
                 created_at TEXT,
                 updated_at TEXT,
                 ttl_minutes REAL,
-                expires_at REAL
+                expires_at REAL,
+                index_fields TEXT
             )""",
             # HEAD: at most one open row per item, enforced by the database.
             """CREATE UNIQUE INDEX items_head ON items (namespace, key)
@@ -82,8 +84,15 @@ MIGRATIONS = [
             "CREATE INDEX items_by_version ON items (scope, version)",
             """CREATE INDEX items_expiry ON items (expires_at)
                 WHERE valid_to IS NULL AND expires_at IS NOT NULL""",
-            # Commit descriptors for BM25, rowid = commits.seq; written in the
-            # commit's own transaction, so it can never lag behind the log.
+            # How far each derived index (e.g. a Chroma collection) has read the
+            # log, and the scopes a reset asks it to rebuild.
+            """CREATE TABLE projections (
+                name TEXT PRIMARY KEY,
+                seq INTEGER NOT NULL,
+                rebuild TEXT NOT NULL
+            )""",
+            # Commit descriptors for BM25, rowid = commits.seq: a projection that
+            # catches up before every search (LogTransaction.index_descriptors).
             """CREATE VIRTUAL TABLE descriptors USING fts5(
                 scope_key, text, tokenize = 'porter unicode61'
             )""",
@@ -208,104 +217,27 @@ def filter_conditions(
     return conditions, params
 
 
-def _visible(
-    scope: str | None, version: int | None, live_after: float | None
-) -> tuple[str, list[Any]]:
-    """Rows visible at HEAD (optionally unexpired) or at `version` of `scope`."""
-    if version is None:
-        if live_after is None:
-            return "valid_to IS NULL", []
-        return "valid_to IS NULL AND (expires_at IS NULL OR expires_at > ?)", [
-            live_after
-        ]
-    sql = "version <= ? AND (valid_to IS NULL OR valid_to > ?)"
-    if scope is None:
-        return sql, [version, version]
-    return "scope = ? AND " + sql, [scope, version, version]
+class SqliteDialect(Dialect):
+    """The log's SQL for SQLite (>= 3.35): JSON1 filters and an FTS5 descriptor index."""
 
-
-def _under(prefix: str) -> tuple[str, list[Any]]:
-    """The namespace itself or any namespace below it, as an index range.
-
-    `.` separates labels and `/` is the next character, so every descendant of
-    `a.b` sorts between `a.b.` and `a.b/`.
-    """
-    if not prefix:
-        return "", []
-    return "(namespace = ? OR (namespace > ? AND namespace < ?))", [
-        prefix,
-        prefix + ".",
-        prefix + "/",
-    ]
-
-
-def _where(*parts: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
-    sql = " AND ".join(p[0] for p in parts if p[0])
-    return sql, [param for p in parts for param in p[1]]
-
-
-def _marks(values: Sequence[Any]) -> str:
-    return ",".join("?" * len(values))
-
-
-class SqliteDialect:
-    """The log's SQL for SQLite (>= 3.35)."""
-
-    HEAD = "SELECT head FROM scopes WHERE scope = ?"
-    SET_HEAD = (
-        "INSERT INTO scopes (scope, head) VALUES (?, ?) "
-        "ON CONFLICT (scope) DO UPDATE SET head = excluded.head"
-    )
-    CLOSE_LIVE = (
-        "UPDATE items SET valid_to = ? WHERE namespace = ? AND key = ? "
-        "AND valid_to IS NULL RETURNING id, value, created_at"
-    )
-    INSERT_ITEM = (
-        "INSERT INTO items (scope, version, valid_to, namespace, key, value, prev_id, "
-        "created_at, updated_at, ttl_minutes, expires_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-    )
-    INSERT_COMMIT = (
-        "INSERT INTO commits (scope, version, parent, created_at, author, reason, op, "
-        "target, summary, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq"
-    )
-    ITEMS_IN_RANGE = (
-        "SELECT id, namespace, key, version, value, prev_id, created_at, updated_at, "
-        "ttl_minutes FROM items WHERE scope = ? AND version > ? AND version <= ? "
-        "ORDER BY namespace, key, version"
-    )
-    CHANGES_IN_RANGE = (
-        "SELECT i.version, i.namespace, i.key, i.value, p.value FROM items AS i "
-        "LEFT JOIN items AS p ON p.id = i.prev_id "
-        "WHERE i.scope = ? AND i.version BETWEEN ? AND ? ORDER BY i.version, i.id"
-    )
-    COMMIT_ITEMS = (
-        "SELECT id, namespace, key, value, prev_id FROM items "
-        "WHERE scope = ? AND version = ? ORDER BY id"
-    )
-    LATER_WRITES = (
-        "SELECT i.namespace, i.key, l.version FROM items AS i JOIN items AS l "
-        "ON l.namespace = i.namespace AND l.key = i.key AND l.version > i.version "
-        "WHERE i.scope = ? AND i.version = ? ORDER BY i.id, l.version"
-    )
-    HISTORY = (
-        "SELECT i.version, c.seq, c.op, c.author, c.created_at, i.value, i.created_at, "
-        "i.updated_at FROM items AS i JOIN commits AS c "
-        "ON c.scope = ? AND c.version = i.version "
-        "WHERE i.namespace = ? AND i.key = ? ORDER BY i.version DESC"
-    )
-    EXPIRED = (
-        "SELECT scope, namespace, key FROM items WHERE valid_to IS NULL "
-        "AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY id"
-    )
-    PREV_IDS_AFTER = "SELECT prev_id FROM items WHERE scope = ? AND version > ? AND prev_id IS NOT NULL"
     INSERT_DESCRIPTOR = "INSERT INTO descriptors (rowid, scope_key, text) VALUES (?, ?, ?)"
+    CLEAR_DESCRIPTORS = "DELETE FROM descriptors"
+    DESCRIPTORS_BETWEEN = (
+        "SELECT c.seq, c.scope, c.version, c.created_at, d.text FROM commits AS c "
+        "JOIN descriptors AS d ON d.rowid = c.seq WHERE c.seq > ? AND c.seq <= ? "
+        "ORDER BY c.seq"
+    )
+    SCOPE_DESCRIPTORS = (
+        "SELECT c.seq, c.scope, c.version, c.created_at, d.text FROM commits AS c "
+        "JOIN descriptors AS d ON d.rowid = c.seq WHERE c.scope = ? ORDER BY c.seq"
+    )
     DELETE_DESCRIPTORS_AFTER = (
         "DELETE FROM descriptors WHERE rowid IN "
         "(SELECT seq FROM commits WHERE scope = ? AND version > ?)"
     )
-    DELETE_ITEMS_AFTER = "DELETE FROM items WHERE scope = ? AND version > ?"
-    DELETE_COMMITS_AFTER = "DELETE FROM commits WHERE scope = ? AND version > ?"
+
+    def filter_conditions(self, filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+        return filter_conditions(filter)
 
     def search_descriptors(
         self,
@@ -336,106 +268,6 @@ class SqliteDialect:
             "ORDER BY score LIMIT ?",
             (*params, limit),
         )
-
-    def items_by_id(self, ids: Sequence[int]) -> Statement:
-        return Statement(
-            "SELECT id, namespace, key, version, value, created_at, updated_at, "
-            f"ttl_minutes FROM items WHERE id IN ({_marks(ids)})",
-            ids,
-        )
-
-    def reopen(self, ids: Sequence[int], to: int) -> Statement:
-        return Statement(
-            "UPDATE items SET valid_to = NULL WHERE version <= ? "
-            f"AND value IS NOT NULL AND id IN ({_marks(ids)})",
-            (to, *ids),
-        )
-
-    def refresh_ttl(self, namespace: str, keys: Sequence[str], now: float) -> Statement:
-        return Statement(
-            "UPDATE items SET expires_at = ? + ttl_minutes * 60 WHERE valid_to IS NULL "
-            f"AND ttl_minutes IS NOT NULL AND namespace = ? AND key IN ({_marks(keys)})",
-            (now, namespace, *keys),
-        )
-
-    def select_commits(
-        self,
-        scope: str,
-        *,
-        version: int | None,
-        limit: int | None,
-        since: str | None,
-        until: str | None,
-        author: str | None,
-    ) -> Statement:
-        where, params = ["scope = ?"], [scope]
-        for sql, value in (
-            ("version = ?", version),
-            ("created_at >= ?", since),
-            ("created_at <= ?", until),
-            ("author = ?", author),
-        ):
-            if value is not None:
-                where.append(sql)
-                params.append(value)
-        sql = (
-            "SELECT seq, version, parent, created_at, author, reason, op, target, "
-            f"summary, labels FROM commits WHERE {' AND '.join(where)} "
-            "ORDER BY version DESC"
-        )
-        if limit is not None:
-            sql += " LIMIT ?"
-            params.append(limit)
-        return Statement(sql, params)
-
-    def select_items(
-        self,
-        *,
-        namespace: str,
-        keys: Sequence[str],
-        version: int | None,
-        live_after: float | None,
-    ) -> Statement:
-        visible, params = _visible(None, version, live_after)
-        return Statement(
-            "SELECT key, value, created_at, updated_at, ttl_minutes FROM items "
-            f"WHERE namespace = ? AND key IN ({_marks(keys)}) AND {visible}",
-            (namespace, *keys, *params),
-        )
-
-    def search_items(
-        self,
-        *,
-        prefix: str,
-        filter: Mapping[str, Any] | None,
-        limit: int,
-        offset: int,
-        scope: str | None,
-        version: int | None,
-        live_after: float | None,
-    ) -> Statement:
-        conditions, filter_params = filter_conditions(filter or {})
-        where, params = _where(
-            _visible(scope, version, live_after),
-            _under(prefix),
-            (" AND ".join(conditions), filter_params),
-        )
-        return Statement(
-            "SELECT namespace, key, value, created_at, updated_at, ttl_minutes FROM items "
-            f"WHERE {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
-            (*params, limit, offset),
-        )
-
-    def select_namespaces(
-        self,
-        *,
-        prefix: str,
-        scope: str | None,
-        version: int | None,
-        live_after: float | None,
-    ) -> Statement:
-        where, params = _where(_visible(scope, version, live_after), _under(prefix))
-        return Statement(f"SELECT DISTINCT namespace FROM items WHERE {where}", params)
 
 
 def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:

@@ -154,7 +154,8 @@ class ItemVersion:
 class StoredItem:
     """An item as the log holds it at some version (the store turns it into an `Item`).
 
-    `ttl_minutes` is its time to live, `None` if it never expires.
+    `ttl_minutes` is its time to live, `None` if it never expires; `row_id`
+    identifies the log row it was read from.
     """
 
     namespace: Namespace
@@ -163,19 +164,23 @@ class StoredItem:
     created_at: datetime
     updated_at: datetime
     ttl_minutes: float | None = None
+    row_id: int = 0
 
 
 @dataclass(frozen=True)
 class Write:
     """A put (`value` is a mapping) or a delete (`value` is `None`) of one item.
 
-    `ttl_minutes` sets the item's time to live; `None` keeps it forever.
+    `ttl_minutes` sets the item's time to live; `None` keeps it forever. `index`
+    is LangGraph's per-put choice of fields to embed: `None` for the store's
+    default, `False` for none, or a list of field paths.
     """
 
     namespace: Namespace
     key: str
     value: Mapping[str, Any] | None
     ttl_minutes: float | None = None
+    index: Literal[False] | list[str] | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,155 @@
+"""What derived indexes read from the log, and how far each has read.
+
+A projection (a Chroma collection of HEAD items, of commit descriptors…) keeps a
+mark: the last commit `seq` it has applied. It catches up by reading the commits
+after its mark, applying them, and saving the new mark — so a crash between a
+commit and its projection update only delays the update to the next catch-up.
+A `reset` cannot be caught up that way (it deletes commits), so it also asks
+every projection to rebuild the scope it reset.
+
+    >>> import tempfile, pathlib
+    >>> from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write
+    >>> engine = SqliteEngine(pathlib.Path(tempfile.mkdtemp()) / "log.sqlite3")
+    >>> with engine.transaction(write=True) as tx:
+    ...     _ = tx.commit([Write(("notes",), "a", {"t": "hi"})], CommitMeta())
+    ...     _ = tx.index_descriptors()
+    ...     feed = ProjectionFeed(tx)
+    ...     feed.state("demo")
+    ...     [row.text.splitlines()[0] for row in feed.descriptors_between(0, 10)]
+    ProjectionState(seq=0, rebuild=())
+    ['created notes/a: hi']
+    >>> engine.close()
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from langgraph_chronomem.engine.base import (
+    LogTransaction,
+    chunks,
+    namespace_from_text,
+    namespace_text,
+    scope_text,
+)
+from langgraph_chronomem.engine.types import Namespace
+from langgraph_chronomem.engine.values import decode_time, decode_value
+
+__all__ = ["DescriptorRow", "HeadRow", "ProjectionFeed", "ProjectionState"]
+
+
+@dataclass(frozen=True)
+class ProjectionState:
+    """How far a projection has read the log, and the scopes it must rebuild."""
+
+    seq: int
+    rebuild: tuple[Namespace, ...] = ()
+
+
+@dataclass(frozen=True)
+class HeadRow:
+    """An item at HEAD, with the id of the log row that holds it.
+
+    `index` is the put's `index` argument: `None` (the store's default fields),
+    `False` (not embedded) or a list of field paths.
+    """
+
+    row_id: int
+    scope: Namespace
+    namespace: Namespace
+    key: str
+    value: dict[str, Any]
+    index: Literal[False] | list[str] | None
+
+
+@dataclass(frozen=True)
+class DescriptorRow:
+    """A commit's descriptor text, with where and when it was committed."""
+
+    seq: int
+    scope: Namespace
+    version: int
+    created_at: datetime
+    text: str
+
+
+def _head_row(row: Sequence[Any]) -> HeadRow:
+    row_id, scope, ns, key, value, index = row
+    return HeadRow(
+        row_id,
+        namespace_from_text(scope),
+        namespace_from_text(ns),
+        key,
+        decode_value(value),  # type: ignore[arg-type]
+        None if index is None else json.loads(index),
+    )
+
+
+def _descriptor_row(row: Sequence[Any]) -> DescriptorRow:
+    seq, scope, version, created, text = row
+    return DescriptorRow(seq, namespace_from_text(scope), version, decode_time(created), text)
+
+
+class ProjectionFeed:
+    """Reads for projections, inside one log transaction."""
+
+    def __init__(self, tx: LogTransaction) -> None:
+        self.cur, self.sql = tx.cur, tx.sql
+
+    def state(self, name: str) -> ProjectionState:
+        """The projection's mark; one never saved starts at 0 (the whole log)."""
+        row = self.cur.execute(self.sql.PROJECTION, (name,)).fetchone()
+        if row is None:
+            return ProjectionState(0)
+        seq, rebuild = row
+        return ProjectionState(seq, tuple(tuple(s) for s in json.loads(rebuild)))
+
+    def save(self, name: str, state: ProjectionState) -> None:
+        """Record how far the projection has got."""
+        rebuild = json.dumps([list(scope) for scope in state.rebuild])
+        self.cur.execute(self.sql.SAVE_PROJECTION, (state.seq, rebuild, name))
+
+    def commit_seqs_after(self, seq: int, *, limit: int) -> list[int]:
+        """The next commits' seqs after `seq`, oldest first."""
+        return [row[0] for row in self.cur.execute(self.sql.SEQS_AFTER, (seq, limit))]
+
+    def changed_items(self, after: int, upto: int) -> list[tuple[Namespace, str]]:
+        """Every item a commit with `after < seq <= upto` changed."""
+        return [
+            (namespace_from_text(ns), key)
+            for ns, key in self.cur.execute(self.sql.CHANGED_ITEMS, (after, upto))
+        ]
+
+    def head_rows(self, items: Sequence[tuple[Namespace, str]]) -> list[HeadRow]:
+        """The HEAD rows of these items (deleted ones are simply absent)."""
+        pairs = [(namespace_text(ns), key) for ns, key in items]
+        return [
+            _head_row(row)
+            for chunk in chunks(pairs)
+            for row in self.cur.execute(*self.sql.head_rows(chunk))
+        ]
+
+    def scope_head(self, scope: Namespace) -> list[HeadRow]:
+        """Every item of a scope at HEAD."""
+        return [
+            _head_row(row)
+            for row in self.cur.execute(self.sql.SCOPE_HEAD, (scope_text(scope),))
+        ]
+
+    def descriptors_between(self, after: int, upto: int) -> list[DescriptorRow]:
+        """Descriptors of the commits with `after < seq <= upto`, oldest first."""
+        return [
+            _descriptor_row(row)
+            for row in self.cur.execute(self.sql.DESCRIPTORS_BETWEEN, (after, upto))
+        ]
+
+    def scope_descriptors(self, scope: Namespace) -> list[DescriptorRow]:
+        """Every descriptor of a scope, oldest first."""
+        return [
+            _descriptor_row(row)
+            for row in self.cur.execute(self.sql.SCOPE_DESCRIPTORS, (scope_text(scope),))
+        ]

@@ -1,0 +1,293 @@
+"""The log's SQL, written once in the subset every supported database speaks.
+
+Each statement is a class attribute or a builder returning a `Statement`; the
+transaction logic in `base.py` only executes them, so it holds no SQL text.
+Dialects (`sqlite.py`) subclass `Dialect` for what differs: JSON filters and the
+full-text index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
+
+__all__ = ["Cursor", "Dialect", "Statement"]
+
+
+class Statement(NamedTuple):
+    """SQL text and its parameters: `cur.execute(*statement)`."""
+
+    sql: str
+    params: Sequence[Any] = ()
+
+
+class Cursor(Protocol):
+    """The slice of a DB-API cursor the log uses."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+
+def _visible(
+    scope: str | None, version: int | None, live_after: float | None
+) -> tuple[str, list[Any]]:
+    """Rows visible at HEAD (optionally unexpired) or at `version` of `scope`."""
+    if version is None:
+        if live_after is None:
+            return "valid_to IS NULL", []
+        return "valid_to IS NULL AND (expires_at IS NULL OR expires_at > ?)", [
+            live_after
+        ]
+    sql = "version <= ? AND (valid_to IS NULL OR valid_to > ?)"
+    if scope is None:
+        return sql, [version, version]
+    return "scope = ? AND " + sql, [scope, version, version]
+
+
+def _under(prefix: str) -> tuple[str, list[Any]]:
+    """The namespace itself or any namespace below it, as one index range.
+
+    `.` separates labels and `/` is the character after it, so `a.b` and all its
+    descendants sort in `[a.b, a.b/)`; the second test drops the siblings in that
+    range whose next character sorts before `.` (`a.b-x`). A single range lets
+    the planner stay on one index instead of reading every version of `a.b`.
+    """
+    if not prefix:
+        return "", []
+    return "namespace >= ? AND namespace < ? AND (namespace = ? OR namespace > ?)", [
+        prefix,
+        prefix + "/",
+        prefix,
+        prefix + ".",
+    ]
+
+
+def _where(*parts: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
+    sql = " AND ".join(p[0] for p in parts if p[0])
+    return sql, [param for p in parts for param in p[1]]
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ",".join("?" * len(values))
+
+
+class Dialect:
+    """The log's SQL in the portable subset, with `?` placeholders.
+
+    A database adds what is its own: how a JSON filter is written
+    (`filter_conditions`) and the full-text index over commit descriptors.
+    """
+
+    INSERT_DESCRIPTOR: str
+    DELETE_DESCRIPTORS_AFTER: str
+    CLEAR_DESCRIPTORS: str
+    DESCRIPTORS_BETWEEN: str
+    SCOPE_DESCRIPTORS: str
+
+    PROJECTION = "SELECT seq, rebuild FROM projections WHERE name = ?"
+    SAVE_PROJECTION = (
+        "INSERT INTO projections (seq, rebuild, name) VALUES (?, ?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET seq = excluded.seq, rebuild = excluded.rebuild"
+    )
+    ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections"
+    SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
+    COMMITS_BETWEEN = (
+        "SELECT scope, seq, version, parent, created_at, author, reason, op, target, "
+        "summary, labels FROM commits WHERE seq > ? AND seq <= ? ORDER BY seq"
+    )
+    CHANGED_ITEMS = (
+        "SELECT DISTINCT i.namespace, i.key FROM commits AS c JOIN items AS i "
+        "ON i.scope = c.scope AND i.version = c.version WHERE c.seq > ? AND c.seq <= ?"
+    )
+    SCOPE_HEAD = (
+        "SELECT id, scope, namespace, key, value, index_fields FROM items "
+        "WHERE scope = ? AND valid_to IS NULL"
+    )
+
+    def filter_conditions(self, filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+        """SQL conditions (and their parameters) for a LangGraph search filter."""
+        raise NotImplementedError
+
+    def search_descriptors(
+        self,
+        scope_key: str,
+        words: Sequence[str],
+        *,
+        limit: int,
+        since: str | None,
+        until: str | None,
+    ) -> Statement:
+        """Full-text search over one scope's descriptors: (version, score), best first."""
+        raise NotImplementedError
+
+    HEAD = "SELECT head FROM scopes WHERE scope = ?"
+    SET_HEAD = (
+        "INSERT INTO scopes (scope, head) VALUES (?, ?) "
+        "ON CONFLICT (scope) DO UPDATE SET head = excluded.head"
+    )
+    CLOSE_LIVE = (
+        "UPDATE items SET valid_to = ? WHERE namespace = ? AND key = ? "
+        "AND valid_to IS NULL RETURNING id, value, created_at"
+    )
+    INSERT_ITEM = (
+        "INSERT INTO items (scope, version, valid_to, namespace, key, value, prev_id, "
+        "created_at, updated_at, ttl_minutes, expires_at, index_fields) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    INSERT_COMMIT = (
+        "INSERT INTO commits (scope, version, parent, created_at, author, reason, op, "
+        "target, summary, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq"
+    )
+    ITEMS_IN_RANGE = (
+        "SELECT id, namespace, key, version, value, prev_id, created_at, updated_at, "
+        "ttl_minutes, index_fields FROM items WHERE scope = ? AND version > ? "
+        "AND version <= ? "
+        "ORDER BY namespace, key, version"
+    )
+    CHANGES_IN_RANGE = (
+        "SELECT i.version, i.namespace, i.key, i.value, p.value FROM items AS i "
+        "LEFT JOIN items AS p ON p.id = i.prev_id "
+        "WHERE i.scope = ? AND i.version BETWEEN ? AND ? ORDER BY i.version, i.id"
+    )
+    COMMIT_ITEMS = (
+        "SELECT id, namespace, key, value, prev_id FROM items "
+        "WHERE scope = ? AND version = ? ORDER BY id"
+    )
+    LATER_WRITES = (
+        "SELECT i.namespace, i.key, l.version FROM items AS i JOIN items AS l "
+        "ON l.namespace = i.namespace AND l.key = i.key AND l.version > i.version "
+        "WHERE i.scope = ? AND i.version = ? ORDER BY i.id, l.version"
+    )
+    HISTORY = (
+        "SELECT i.version, c.seq, c.op, c.author, c.created_at, i.value, i.created_at, "
+        "i.updated_at FROM items AS i JOIN commits AS c "
+        "ON c.scope = ? AND c.version = i.version "
+        "WHERE i.namespace = ? AND i.key = ? ORDER BY i.version DESC"
+    )
+    EXPIRED = (
+        "SELECT scope, namespace, key FROM items WHERE valid_to IS NULL "
+        "AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY id"
+    )
+    PREV_IDS_AFTER = "SELECT prev_id FROM items WHERE scope = ? AND version > ? AND prev_id IS NOT NULL"
+    DELETE_ITEMS_AFTER = "DELETE FROM items WHERE scope = ? AND version > ?"
+    DELETE_COMMITS_AFTER = "DELETE FROM commits WHERE scope = ? AND version > ?"
+
+    def head_rows(self, pairs: Sequence[tuple[str, str]]) -> Statement:
+        """HEAD rows of the given (namespace, key) items, with their ids."""
+        rows = ", ".join("(?, ?)" for _ in pairs)
+        return Statement(
+            "SELECT id, scope, namespace, key, value, index_fields FROM items "
+            f"WHERE valid_to IS NULL AND (namespace, key) IN (VALUES {rows})",
+            [part for pair in pairs for part in pair],
+        )
+
+    def items_by_id(self, ids: Sequence[int]) -> Statement:
+        return Statement(
+            "SELECT id, namespace, key, version, value, created_at, updated_at, "
+            f"ttl_minutes, index_fields FROM items WHERE id IN ({_marks(ids)})",
+            ids,
+        )
+
+    def reopen(self, ids: Sequence[int], to: int) -> Statement:
+        return Statement(
+            "UPDATE items SET valid_to = NULL WHERE version <= ? "
+            f"AND value IS NOT NULL AND id IN ({_marks(ids)})",
+            (to, *ids),
+        )
+
+    def refresh_ttl(self, namespace: str, keys: Sequence[str], now: float) -> Statement:
+        return Statement(
+            "UPDATE items SET expires_at = ? + ttl_minutes * 60 WHERE valid_to IS NULL "
+            f"AND ttl_minutes IS NOT NULL AND namespace = ? AND key IN ({_marks(keys)})",
+            (now, namespace, *keys),
+        )
+
+    def select_commits(
+        self,
+        scope: str,
+        *,
+        version: int | None,
+        limit: int | None,
+        since: str | None,
+        until: str | None,
+        author: str | None,
+        op: str | None = None,
+    ) -> Statement:
+        where, params = ["scope = ?"], [scope]
+        for sql, value in (
+            ("version = ?", version),
+            ("created_at >= ?", since),
+            ("created_at <= ?", until),
+            ("author = ?", author),
+            ("op = ?", op),
+        ):
+            if value is not None:
+                where.append(sql)
+                params.append(value)
+        sql = (
+            "SELECT seq, version, parent, created_at, author, reason, op, target, "
+            f"summary, labels FROM commits WHERE {' AND '.join(where)} "
+            "ORDER BY version DESC"
+        )
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return Statement(sql, params)
+
+    def select_items(
+        self,
+        *,
+        namespace: str,
+        keys: Sequence[str],
+        version: int | None,
+        live_after: float | None,
+    ) -> Statement:
+        visible, params = _visible(None, version, live_after)
+        return Statement(
+            "SELECT key, value, created_at, updated_at, ttl_minutes, id FROM items "
+            f"WHERE namespace = ? AND key IN ({_marks(keys)}) AND {visible}",
+            (namespace, *keys, *params),
+        )
+
+    def search_items(
+        self,
+        *,
+        prefix: str,
+        filter: Mapping[str, Any] | None,
+        limit: int,
+        offset: int,
+        scope: str | None,
+        version: int | None,
+        live_after: float | None,
+        among: Sequence[tuple[str, str]] | None = None,
+    ) -> Statement:
+        conditions, filter_params = self.filter_conditions(filter or {})
+        if among is not None:
+            pairs = ", ".join("(?, ?)" for _ in among) or "(NULL, NULL)"
+            conditions.append(f"(namespace, key) IN (VALUES {pairs})")
+            filter_params += [part for pair in among for part in pair]
+        where, params = _where(
+            _visible(scope, version, live_after),
+            _under(prefix),
+            (" AND ".join(conditions), filter_params),
+        )
+        return Statement(
+            "SELECT namespace, key, value, created_at, updated_at, ttl_minutes, id "
+            f"FROM items WHERE {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
+
+    def select_namespaces(
+        self,
+        *,
+        prefix: str,
+        scope: str | None,
+        version: int | None,
+        live_after: float | None,
+    ) -> Statement:
+        where, params = _where(_visible(scope, version, live_after), _under(prefix))
+        return Statement(f"SELECT DISTINCT namespace FROM items WHERE {where}", params)
+
+

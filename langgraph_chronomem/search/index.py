@@ -1,0 +1,157 @@
+"""Everything a store finds by meaning: its embedder, its Chroma side, its resolver.
+
+Built lazily: a store that never searches by meaning never imports Chroma nor
+loads a model. LangGraph's `IndexConfig` convention decides what is embedded:
+
+    ChronoStore.from_path("./memory", index={"fields": ["text"]})          # default model
+    ChronoStore.from_path("./memory", index={"embed": OpenAIEmbeddings(),  # your own
+                                             "dims": 1536, "fields": ["text"]})
+
+`embed` may be a LangChain `Embeddings`, a sync or async function of a list of
+texts, or a provider string (`"openai:text-embedding-3-small"`); without it the
+default is all-MiniLM-L6-v2 (Chroma's own ONNX model, see `models.py`). Commit
+descriptors are embedded with the same model, items only when `index` is given.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import IndexConfig, ensure_embeddings
+
+from langgraph_chronomem import models
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.types import Write
+from langgraph_chronomem.errors import ConfigError
+from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
+from langgraph_chronomem.search.vectors import VectorIndex
+
+__all__ = ["SearchIndex"]
+
+CHROMA_DIR = "chroma"
+
+
+def _embedder_name(embed: Any) -> str:
+    if embed is None:
+        return models.DEFAULT_EMBEDDER
+    if isinstance(embed, str):
+        return embed
+    model = getattr(embed, "model", None) or getattr(embed, "model_name", None)
+    kind = embed if callable(embed) and not isinstance(embed, Embeddings) else type(embed)
+    name = f"{kind.__module__}.{kind.__qualname__}"
+    return f"{name}:{model}" if isinstance(model, str) else name
+
+
+class SearchIndex:
+    """A store's semantic side.
+
+    Args:
+        engine: The log.
+        directory: Where the embedded Chroma keeps its files (`<store>/chroma`).
+        index: LangGraph's `IndexConfig`; `None` indexes commit descriptors only.
+        chroma_client: A Chroma client to use instead of the embedded one, e.g.
+            `chromadb.HttpClient(...)` when several processes share the store.
+        resolver: The undo search's knobs.
+    """
+
+    def __init__(
+        self,
+        engine: SqliteEngine,
+        directory: Path,
+        *,
+        index: IndexConfig | None = None,
+        chroma_client: Any = None,
+        resolver: ResolverConfig | None = None,
+    ) -> None:
+        if index is not None and not isinstance(index, Mapping):
+            raise ConfigError(f"index is an IndexConfig dict, got {index!r}")
+        fields = None if index is None else list(index.get("fields") or ["$"])
+        if fields is not None and not all(isinstance(f, str) for f in fields):
+            raise ConfigError(f"index fields are JSON paths (strings), got {fields!r}")
+        self.engine = engine
+        self.directory = directory
+        self.item_fields = fields
+        self.config = resolver or ResolverConfig()
+        self._embed = None if index is None else index.get("embed")
+        self._client = chroma_client
+        self._lock = threading.Lock()
+        self._embeddings: Embeddings | None = None
+        self._vectors: VectorIndex | None = None
+        self._resolver: Resolver | None = None
+
+    @property
+    def indexes_items(self) -> bool:
+        """Whether items are embedded for `search(query=...)`."""
+        return self.item_fields is not None
+
+    @property
+    def embeddings(self) -> Embeddings:
+        """The embedding model (loaded on first use)."""
+        with self._lock:
+            if self._embeddings is None:
+                embed = self._embed
+                self._embeddings = models.default_embeddings() if embed is None else ensure_embeddings(embed)
+            return self._embeddings
+
+    def vectors(self) -> VectorIndex:
+        """The Chroma projections (opened on first use)."""
+        embeddings = self.embeddings
+        with self._lock:
+            if self._vectors is None:
+                client = self._client or _embedded_chroma(self.directory / CHROMA_DIR)
+                self._vectors = VectorIndex(
+                    client, embeddings, _embedder_name(self._embed), item_fields=self.item_fields
+                )
+            return self._vectors
+
+    def resolver(self) -> Resolver:
+        """The undo search (its reranker loads on first use)."""
+        with self._lock:
+            if self._resolver is None:
+                config = self.config
+                self._resolver = Resolver(
+                    self.engine,
+                    self.vectors,
+                    config,
+                    lambda: models.load_ranker(config.reranker, config.reranker_cache),
+                )
+            return self._resolver
+
+    def texts_to_embed(self, writes: Sequence[Write]) -> list[str]:
+        """The texts a batch's puts will need vectors for (empty without `index`)."""
+        if not self.indexes_items:
+            return []
+        index = self.vectors()
+        return [
+            text
+            for write in writes
+            if write.value is not None
+            for _, text in index.item_texts(write.value, write.index)
+        ]
+
+    def after_commit(self, known: Mapping[str, list[float]]) -> None:
+        """Bring the item collection up to date after a write."""
+        if self.indexes_items:
+            self.vectors().catch_up(self.engine, descriptors=False, known=known)
+
+    def heal(self) -> None:
+        """On open: apply what a crash kept from the item collection, if anything."""
+        if self.indexes_items and self.vectors().behind(self.engine):
+            self.vectors().catch_up(self.engine, descriptors=False)
+
+    def close(self) -> None:
+        """Stop the resolver's worker thread."""
+        if self._resolver is not None:
+            self._resolver.close()
+
+
+def _embedded_chroma(path: Path) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
+

@@ -1,0 +1,309 @@
+"""From a natural-language request to the version it means, with no side effect.
+
+    request -> intent -> candidates (BM25 and dense, in parallel, both scoped)
+            -> Reciprocal Rank Fusion -> FlashRank rerank of the top K
+            -> act when the best is clearly ahead, else offer the candidates
+
+Every candidate carries the score each stage gave it, so a wrong pick can be
+explained. The retrieval unit is the commit descriptor, never a snapshot.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.describe import descriptor, render_value
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.types import Change, Commit, Namespace
+from langgraph_chronomem.search.intent import Intent, content_words, parse
+from langgraph_chronomem.search.lexical import bm25
+from langgraph_chronomem.search.vectors import VectorIndex
+
+__all__ = ["Candidate", "Resolution", "Resolver", "ResolverConfig", "StageScores", "rrf"]
+
+
+@dataclass(frozen=True)
+class ResolverConfig:
+    """Knobs of the undo search. The defaults are the measured ones (docs/benchmarks.md).
+
+    Attributes:
+        rrf_k: Reciprocal Rank Fusion's k0: `score = sum(1 / (k0 + rank))`.
+        depth: How many candidates each retriever (BM25, dense) returns.
+        rerank_top: How many fused candidates FlashRank reranks (0: no rerank).
+        reranker: FlashRank model name; `None` is FlashRank's default (see
+            `langgraph_chronomem.models.load_ranker`).
+        reranker_cache: FlashRank's model cache directory.
+        margin: How far the best rerank score must lead the next distinct
+            target for the resolver to act on its own.
+        min_similarity: Below this dense similarity, and with no shared word, a
+            request matches nothing.
+    """
+
+    rrf_k: int = 60
+    depth: int = 50
+    rerank_top: int = 20
+    reranker: str | None = None
+    reranker_cache: str | None = None
+    margin: float = 0.05
+    min_similarity: float = 0.25
+
+
+@dataclass(frozen=True)
+class StageScores:
+    """What each stage thought of a candidate (ranks start at 1; None: not found)."""
+
+    bm25_rank: int | None = None
+    dense_rank: int | None = None
+    rrf: float = 0.0
+    rerank: float | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A version the request may mean.
+
+    Attributes:
+        target: The version an undo would restore.
+        commit: The commit the request matched.
+        summary: That commit's summary.
+        diff: What restoring `target` would change at HEAD (old = HEAD now).
+        scores: The score each stage gave.
+    """
+
+    target: int
+    commit: Commit
+    summary: str
+    diff: tuple[Change, ...]
+    scores: StageScores
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """The outcome of resolving a request. `decided` means: act on `best`."""
+
+    request: str
+    intent: Intent
+    head: int
+    candidates: tuple[Candidate, ...] = ()
+    decided: bool = False
+    reason: str = ""
+
+    @property
+    def best(self) -> Candidate | None:
+        """The top candidate, if any."""
+        return self.candidates[0] if self.candidates else None
+
+
+def rrf(rankings: Sequence[Sequence[int]], k: int = 60) -> dict[int, float]:
+    """Reciprocal Rank Fusion of ranked lists of ids.
+
+        >>> rrf([[3, 1], [1, 2]], k=60)
+        {3: 0.01639344262295082, 1: 0.03252247488101534, 2: 0.016129032258064516}
+    """
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, item in enumerate(ranking, start=1):
+            fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank)
+    return fused
+
+
+def _words_in(words: Sequence[str], value: Any) -> int:
+    text = render_value(value).lower() if value is not None else ""
+    return sum(word in text for word in words)
+
+
+def _still_target(tx: LogTransaction, scope: Namespace, commit: Commit, topic: str) -> int:
+    """The last version at which the value the topic names still held.
+
+    If the commit *set* the value ("created home: Boston"), that is the version
+    before the item next changed (HEAD if it never did); if the commit changed
+    the value *away* ("Boston -> NYC"), it is the version before the commit.
+    """
+    words = content_words(topic)
+
+    def affinity(change: Change) -> int:
+        return max(_words_in(words, change.new), _words_in(words, change.old))
+
+    change = max(commit.changes, key=affinity, default=None)
+    if change is None or _words_in(words, change.old) > _words_in(words, change.new):
+        return commit.version - 1
+    later = [h.version for h in tx.history(change.namespace, change.key) if h.version > commit.version]
+    return min(later) - 1 if later else tx.head(scope)
+
+
+class Resolver:
+    """Resolves requests against one store's log and vector index.
+
+    Args:
+        engine: The log.
+        vectors: The store's vector index (dense side).
+        config: The knobs.
+        load_ranker: Returns a FlashRank `Ranker` (loaded lazily, on first use).
+    """
+
+    def __init__(
+        self,
+        engine: SqliteEngine,
+        vectors: Callable[[], VectorIndex],
+        config: ResolverConfig,
+        load_ranker: Callable[[], Any],
+    ) -> None:
+        self.engine = engine
+        self.vectors = vectors
+        self.config = config
+        self.load_ranker = load_ranker
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="chronomem-dense")
+
+    def close(self) -> None:
+        """Stop the worker thread."""
+        self._pool.shutdown(wait=True)
+
+    def resolve(
+        self, scope: Namespace, request: str, *, k: int = 5, now: datetime | None = None
+    ) -> Resolution:
+        """Rank the versions `request` may mean in `scope`; change nothing.
+
+        Args:
+            scope: The scope (its commits are the only candidates).
+            request: What was asked, e.g. "undo the update about my move to NYC".
+            k: How many candidates to return.
+            now: The moment relative times count from (default: now).
+        """
+        intent = parse(request, now=now)
+        with self.engine.transaction(write=True) as tx:
+            tx.index_descriptors()
+            base = Resolution(request, intent, tx.head(scope))
+        if base.head == 0:
+            return replace(base, reason="this memory has no history yet")
+        if intent.kind == "redo" or not content_words(intent.topic):
+            with self.engine.transaction(write=False) as tx:
+                if intent.kind == "redo":
+                    return self._redo(tx, scope, base)
+                return self._latest(tx, scope, base)
+        # The dense side embeds while BM25 runs; each takes the log's lock only
+        # for its own short reads.
+        dense = self._pool.submit(self._dense, scope, intent)
+        with self.engine.transaction(write=False) as tx:
+            lexical = bm25(tx, scope, intent.topic, n=self.config.depth, window=intent.window)
+        similar = dense.result()
+        if not lexical and (not similar or similar[0][1] < self.config.min_similarity):
+            return replace(base, reason=f"nothing in this memory's history matches {intent.topic!r}")
+        with self.engine.transaction(write=False) as tx:
+            ranked = self._fuse(
+                tx, scope, intent.topic, [h.version for h in lexical], [v for v, _ in similar]
+            )
+            return self._decide(tx, scope, base, ranked, k)
+
+    def _dense(self, scope: Namespace, intent: Intent) -> list[tuple[int, float]]:
+        index = self.vectors()
+        vector = index.embeddings.embed_query(intent.topic)
+        index.catch_up(self.engine, items=False)
+        hits = index.query_descriptors(scope, vector, n=self.config.depth, window=intent.window)
+        return [(hit.version, hit.score) for hit in hits]
+
+    def _fuse(
+        self,
+        tx: LogTransaction,
+        scope: Namespace,
+        topic: str,
+        lexical: list[int],
+        dense: list[int],
+    ) -> list[tuple[Commit, StageScores]]:
+        fused = rrf([lexical, dense], self.config.rrf_k)
+        head = tx.head(scope)
+        order = sorted((v for v in fused if 1 <= v <= head), key=lambda v: -fused[v])
+        top = order[: max(self.config.rerank_top, 1)]
+        scored = []
+        for version in top:  # a dense hit for a version a reset removed is dropped here
+            commits = tx.log(scope, version=version)
+            if commits:
+                scores = StageScores(
+                    bm25_rank=lexical.index(version) + 1 if version in lexical else None,
+                    dense_rank=dense.index(version) + 1 if version in dense else None,
+                    rrf=fused[version],
+                )
+                scored.append((commits[0], scores))
+        return self._rerank(topic, scored) if self.config.rerank_top else scored
+
+    def _rerank(
+        self, topic: str, scored: list[tuple[Commit, StageScores]]
+    ) -> list[tuple[Commit, StageScores]]:
+        if not scored:
+            return scored
+        from flashrank import RerankRequest
+
+        query = topic
+        passages = [{"id": i, "text": descriptor(c)} for i, (c, _) in enumerate(scored)]
+        results = self.load_ranker().rerank(RerankRequest(query=query, passages=passages))
+        reranked = []
+        for result in results:
+            commit, scores = scored[result["id"]]
+            reranked.append((commit, replace(scores, rerank=float(result["score"]))))
+        return reranked
+
+    def _decide(
+        self,
+        tx: LogTransaction,
+        scope: Namespace,
+        base: Resolution,
+        ranked: list[tuple[Commit, StageScores]],
+        k: int,
+    ) -> Resolution:
+        candidates: list[Candidate] = []
+        for commit, scores in ranked:
+            target = self._target(tx, scope, base.intent, commit)
+            if any(c.target == target for c in candidates):
+                continue
+            diff = tuple(tx.diff(scope, base.head, target)) if target != base.head else ()
+            candidates.append(Candidate(target, commit, commit.summary, diff, scores))
+            if len(candidates) == k:
+                break
+        if not candidates:
+            return replace(base, reason="nothing matched")
+        first = candidates[0].scores
+        second = candidates[1].scores if len(candidates) > 1 else None
+        key = (lambda s: s.rerank) if first.rerank is not None else (lambda s: s.rrf)
+        lead = key(first) - key(second) if second else float("inf")
+        decided = second is None or lead >= self.config.margin
+        reason = (
+            f"best match leads the next by {lead:.3f}"
+            if decided and second
+            else "only one match"
+            if decided
+            else f"the two best matches are too close to call ({lead:.3f} < {self.config.margin})"
+        )
+        return replace(base, candidates=tuple(candidates), decided=decided, reason=reason)
+
+    def _target(self, tx: LogTransaction, scope: Namespace, intent: Intent, commit: Commit) -> int:
+        if intent.kind == "at":
+            return commit.version
+        if intent.kind == "still":
+            return _still_target(tx, scope, commit, intent.topic)
+        return commit.version - 1
+
+    def _latest(self, tx: LogTransaction, scope: Namespace, base: Resolution) -> Resolution:
+        """No topic ("undo the last change"): the newest commit, inside the window if any."""
+        window = base.intent.window
+        commits = tx.log(scope, since=window.start if window else None, limit=None if window else 1)
+        commits = [c for c in commits if window is None or c.created_at in window]
+        if not commits:
+            return replace(base, reason="no change in that time")
+        ranked = [(commits[0], StageScores())]
+        return self._decide(tx, scope, base, ranked, 1)
+
+    def _redo(self, tx: LogTransaction, scope: Namespace, base: Resolution) -> Resolution:
+        """Redo = undo the last rollback: back to the version it was made on."""
+        rollbacks = tx.log(scope, op="rollback", limit=1)
+        if not rollbacks:
+            return replace(base, reason="there is no rollback to redo")
+        last = rollbacks[0]
+        target = last.version - 1
+        diff = tuple(tx.diff(scope, base.head, target))
+        candidate = Candidate(target, last, last.summary, diff, StageScores())
+        return replace(base, candidates=(candidate,), decided=True, reason="redo the last rollback")
+

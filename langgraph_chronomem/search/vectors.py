@@ -1,0 +1,374 @@
+"""Chroma collections projected from the log: HEAD items, and commit descriptors.
+
+Both are derived data (DESIGN.md, invariant 1). Each keeps a mark in the log's
+`projections` table and catches up by reading the commits after it, so a crash
+between a commit and its Chroma update only delays the update; `rebuild` makes
+both again from nothing. Every query carries its scope or namespace filter
+(invariant 5), and every hit is returned with the log row (items) or commit seq
+(descriptors) it was made from, for the caller to check against the log before
+trusting it (invariant 2).
+
+    >>> import tempfile, chromadb
+    >>> from chromadb.config import Settings
+    >>> from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write
+    >>> from langgraph.store.base import ensure_embeddings
+    >>> engine = SqliteEngine(tempfile.mkdtemp() + "/log.sqlite3", scope_depth=1)
+    >>> with engine.transaction(write=True) as tx:
+    ...     _ = tx.commit([Write(("alice",), "city", {"city": "Paris"})], CommitMeta())
+    >>> toy = ensure_embeddings(lambda texts: [[float("Paris" in t), 1.0] for t in texts])
+    >>> client = chromadb.EphemeralClient(Settings(anonymized_telemetry=False))
+    >>> index = VectorIndex(client, toy, "toy", item_fields=["city"])
+    >>> index.catch_up(engine)  # commits applied
+    1
+    >>> [hit.version for hit in index.query_descriptors(("alice",), [1.0, 1.0], n=5)]
+    [1]
+    >>> [(hit.namespace, hit.key) for hit in index.query_items(("alice",), [1.0, 1.0], n=5)]
+    [(('alice',), 'city')]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.embeddings import Embeddings
+from langgraph.store.base import get_text_at_path, tokenize_path
+
+from langgraph_chronomem.engine.base import namespace_text, scope_key
+from langgraph_chronomem.engine.feed import (
+    DescriptorRow,
+    HeadRow,
+    ProjectionFeed,
+    ProjectionState,
+)
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.types import Namespace
+from langgraph_chronomem.search.intent import TimeWindow
+
+__all__ = ["DescriptorHit", "ItemHit", "VectorIndex"]
+
+ITEMS = "chronomem-items"
+DESCRIPTORS = "chronomem-descriptors"
+_BATCH = 256  # commits per catch-up step
+
+
+@dataclass(frozen=True)
+class ItemHit:
+    """A HEAD item whose vector matched, and the log row the vector was made from."""
+
+    namespace: Namespace
+    key: str
+    row_id: int
+    score: float
+
+
+@dataclass(frozen=True)
+class DescriptorHit:
+    """A commit whose descriptor matched."""
+
+    seq: int
+    version: int
+    score: float
+
+
+def _item_id(namespace: Namespace, key: str) -> str:
+    return hashlib.sha1(f"{namespace_text(namespace)}\x00{key}".encode()).hexdigest()
+
+
+def _prefix_filter(prefix: Namespace) -> dict[str, Any] | None:
+    """Chroma `where` for "namespace starts with `prefix`", one label at a time."""
+    conditions: list[dict[str, Any]] = [{f"l{i}": label} for i, label in enumerate(prefix)]
+    if not conditions:
+        return None
+    return conditions[0] if len(conditions) == 1 else {"$and": conditions}
+
+
+def _window_filter(window: TimeWindow | None) -> list[dict[str, Any]]:
+    if window is None:
+        return []
+    bounds: list[dict[str, Any]] = []
+    if window.start is not None:
+        bounds.append({"at": {"$gte": window.start.timestamp()}})
+    if window.end is not None:
+        bounds.append({"at": {"$lt": window.end.timestamp()}})
+    return bounds
+
+
+class VectorIndex:
+    """The store's Chroma side: one collection of HEAD items, one of descriptors.
+
+    Args:
+        client: A Chroma client: `PersistentClient` for one process,
+            `HttpClient` (a Chroma server) when several processes share a store.
+        embeddings: What turns text into vectors (the store's `index["embed"]`, or
+            the default all-MiniLM-L6-v2).
+        embedder: A name for the embedding model. A collection made with another
+            model is dropped and rebuilt, never mixed.
+        item_fields: JSON paths embedded for items (`index["fields"]`), or `None`
+            when items are not indexed (descriptors always are).
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        embeddings: Embeddings,
+        embedder: str,
+        *,
+        item_fields: Sequence[str] | None = None,
+    ) -> None:
+        self.client = client
+        self.embeddings = embeddings
+        self.embedder = embedder
+        self.item_fields = None if item_fields is None else list(item_fields)
+        self._paths = [(f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()]
+        self._lock = threading.Lock()
+        self.descriptors = self._collection(DESCRIPTORS)
+        self.items = self._collection(ITEMS) if item_fields is not None else None
+
+    def _collection(self, name: str) -> Any:
+        metadata = {"embedder": self.embedder}
+        collection = self.client.get_or_create_collection(
+            name,
+            embedding_function=None,
+            metadata=metadata,
+            configuration={"hnsw": {"space": "cosine"}},
+        )
+        if (collection.metadata or {}).get("embedder") != self.embedder:
+            self.client.delete_collection(name)  # made by another model: start over
+            collection = self.client.create_collection(
+                name,
+                embedding_function=None,
+                metadata=metadata,
+                configuration={"hnsw": {"space": "cosine"}},
+            )
+        return collection
+
+    # -- what gets embedded ---------------------------------------------------
+
+    def item_texts(
+        self, value: Mapping[str, Any], index: Sequence[str] | bool | None
+    ) -> list[tuple[str, str]]:
+        """(field label, text) pairs to embed for one item value.
+
+        `index` is the put's argument: `None` for the store's fields, `False` for
+        nothing, or its own list of field paths.
+        """
+        if index is False or self.item_fields is None:
+            return []
+        paths = self._paths if index is None else [(f, tokenize_path(f)) for f in index]  # type: ignore[union-attr]
+        texts = []
+        for field, path in paths:
+            found = get_text_at_path(value, path)
+            texts += [(f"{field}.{i}" if len(found) > 1 else field, t) for i, t in enumerate(found)]
+        return texts
+
+    def embed(self, texts: Sequence[str], known: Mapping[str, list[float]] | None = None) -> list[list[float]]:
+        """Vectors for `texts`, reusing any already computed in `known`."""
+        known = dict(known or {})
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            known.update(zip(missing, self.embeddings.embed_documents(missing), strict=True))
+        return [list(known[t]) for t in texts]
+
+    # -- catching up with the log ---------------------------------------------
+
+    def catch_up(
+        self,
+        engine: SqliteEngine,
+        *,
+        items: bool = True,
+        descriptors: bool = True,
+        known: Mapping[str, list[float]] | None = None,
+    ) -> int:
+        """Apply every commit the collections have not seen. Returns how many.
+
+        Args:
+            engine: The log.
+            items: Catch up the item collection (if items are indexed).
+            descriptors: Catch up the descriptor collection.
+            known: Vectors already computed for some texts (a write embeds its
+                values before it commits, and passes them here).
+        """
+        applied = 0
+        with self._lock:
+            if descriptors:
+                with engine.transaction(write=True) as tx:
+                    tx.index_descriptors()  # the texts come from the full-text index
+                applied = self._catch_up(engine, DESCRIPTORS, self._apply_descriptors, known)
+            if items and self.items is not None:
+                applied = max(applied, self._catch_up(engine, ITEMS, self._apply_items, known))
+        return applied
+
+    def behind(self, engine: SqliteEngine) -> bool:
+        """Whether the item collection has commits (or a rebuild) still to apply."""
+        if self.items is None:
+            return False
+        with engine.transaction(write=False) as tx:
+            feed = ProjectionFeed(tx)
+            state = feed.state(ITEMS)
+            return bool(state.rebuild or feed.commit_seqs_after(state.seq, limit=1))
+
+    def item_count(self) -> int:
+        """How many item vectors the collection holds."""
+        return 0 if self.items is None else int(self.items.count())
+
+    def _catch_up(self, engine: SqliteEngine, name: str, apply: Any, known: Any) -> int:
+        with engine.transaction(write=False) as tx:
+            state = ProjectionFeed(tx).state(name)
+        for scope in state.rebuild:
+            apply(engine, known, scope=scope)
+            state = ProjectionState(state.seq, tuple(s for s in state.rebuild if s != scope))
+            with engine.transaction(write=True) as tx:
+                ProjectionFeed(tx).save(name, state)
+        applied = 0
+        while True:
+            with engine.transaction(write=False) as tx:
+                seqs = ProjectionFeed(tx).commit_seqs_after(state.seq, limit=_BATCH)
+            if not seqs:
+                return applied
+            apply(engine, known, after=state.seq, upto=seqs[-1])
+            state = ProjectionState(seqs[-1], state.rebuild)
+            with engine.transaction(write=True) as tx:
+                ProjectionFeed(tx).save(name, state)
+            applied += len(seqs)
+
+    def _apply_items(
+        self,
+        engine: SqliteEngine,
+        known: Any,
+        *,
+        scope: Namespace | None = None,
+        after: int = 0,
+        upto: int = 0,
+    ) -> None:
+        assert self.items is not None
+        with engine.transaction(write=False) as tx:
+            feed = ProjectionFeed(tx)
+            if scope is not None:
+                rows = feed.scope_head(scope)
+                self.items.delete(where={"scope": scope_key(scope)})
+            else:
+                changed = feed.changed_items(after, upto)
+                rows = feed.head_rows(changed)
+                if changed:
+                    stale = [_item_id(ns, key) for ns, key in changed]
+                    self.items.delete(where={"item": {"$in": stale}})
+        self._add_items(rows, known)
+
+    def _add_items(self, rows: Sequence[HeadRow], known: Any) -> None:
+        assert self.items is not None
+        ids, texts, metadatas = [], [], []
+        for row in rows:
+            for label, text in self.item_texts(row.value, row.index):
+                ids.append(f"{row.row_id}:{label}")
+                texts.append(text)
+                metadatas.append(
+                    {
+                        "scope": scope_key(row.scope),
+                        "item": _item_id(row.namespace, row.key),
+                        "row": row.row_id,
+                        "key": row.key,
+                        "ns": namespace_text(row.namespace),
+                        **{f"l{i}": label for i, label in enumerate(row.namespace)},
+                    }
+                )
+        for start in range(0, len(ids), _BATCH):
+            part = slice(start, start + _BATCH)
+            self.items.upsert(
+                ids=ids[part], embeddings=self.embed(texts[part], known), metadatas=metadatas[part]
+            )
+
+    def _apply_descriptors(
+        self,
+        engine: SqliteEngine,
+        known: Any,
+        *,
+        scope: Namespace | None = None,
+        after: int = 0,
+        upto: int = 0,
+    ) -> None:
+        with engine.transaction(write=False) as tx:
+            feed = ProjectionFeed(tx)
+            if scope is not None:
+                rows = feed.scope_descriptors(scope)
+            else:
+                rows = feed.descriptors_between(after, upto)
+        if scope is not None:
+            self.descriptors.delete(where={"scope": scope_key(scope)})
+        self._add_descriptors(rows, known)
+
+    def _add_descriptors(self, rows: Sequence[DescriptorRow], known: Any) -> None:
+        for start in range(0, len(rows), _BATCH):
+            part = rows[start : start + _BATCH]
+            if not part:
+                continue
+            self.descriptors.upsert(
+                ids=[str(row.seq) for row in part],
+                embeddings=self.embed([row.text for row in part], known),
+                metadatas=[
+                    {
+                        "scope": scope_key(row.scope),
+                        "version": row.version,
+                        "at": row.created_at.timestamp(),
+                    }
+                    for row in part
+                ],
+            )
+
+    def rebuild(self, engine: SqliteEngine) -> int:
+        """Drop both collections and make them again from the log."""
+        with self._lock:
+            for name in (DESCRIPTORS, ITEMS):
+                if name in {c.name for c in self.client.list_collections()}:
+                    self.client.delete_collection(name)
+                with engine.transaction(write=True) as tx:
+                    ProjectionFeed(tx).save(name, ProjectionState(0))
+            self.descriptors = self._collection(DESCRIPTORS)
+            if self.item_fields is not None:
+                self.items = self._collection(ITEMS)
+        return self.catch_up(engine)
+
+    # -- queries --------------------------------------------------------------
+
+    def query_items(self, prefix: Namespace, vector: Sequence[float], *, n: int) -> list[ItemHit]:
+        """The `n` nearest item vectors under `prefix`, one hit per item, best first."""
+        if self.items is None or n <= 0:
+            return []
+        found = self.items.query(
+            query_embeddings=[list(vector)],
+            n_results=n,
+            where=_prefix_filter(prefix),
+            include=["metadatas", "distances"],
+        )
+        best: dict[str, ItemHit] = {}
+        for meta, distance in zip(found["metadatas"][0], found["distances"][0], strict=True):
+            hit = ItemHit(tuple(meta["ns"].split(".")), meta["key"], meta["row"], 1.0 - distance)
+            if meta["item"] not in best:  # results come best first
+                best[meta["item"]] = hit
+        return list(best.values())
+
+    def query_descriptors(
+        self,
+        scope: Namespace,
+        vector: Sequence[float],
+        *,
+        n: int,
+        window: TimeWindow | None = None,
+    ) -> list[DescriptorHit]:
+        """The `n` commits of `scope` whose descriptors are nearest, best first."""
+        conditions = [{"scope": scope_key(scope)}, *_window_filter(window)]
+        found = self.descriptors.query(
+            query_embeddings=[list(vector)],
+            n_results=n,
+            where=conditions[0] if len(conditions) == 1 else {"$and": conditions},
+            include=["metadatas", "distances"],
+        )
+        return [
+            DescriptorHit(int(doc_id), meta["version"], 1.0 - distance)
+            for doc_id, meta, distance in zip(
+                found["ids"][0], found["metadatas"][0], found["distances"][0], strict=True
+            )
+        ]

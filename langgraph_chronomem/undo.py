@@ -1,0 +1,138 @@
+"""Acting on a resolved request: roll back or revert, and say what happened in words.
+
+`ChronoStore.undo` resolves the request (`search/resolve.py`) and hands the
+resolution here. Nothing is applied unless the resolver decided, and the HEAD the
+resolution was made against must still be HEAD: a memory that changed meanwhile
+is resolved again rather than rolled back blindly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from langgraph_chronomem.engine.describe import describe_change
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.types import (
+    Change,
+    Commit,
+    CommitMeta,
+    Namespace,
+    RevertConflict,
+)
+from langgraph_chronomem.search.resolve import Candidate, Resolution
+
+__all__ = ["UndoMode", "UndoResult", "apply_undo"]
+
+UndoMode = Literal["rollback", "revert"]
+
+
+@dataclass(frozen=True)
+class UndoResult:
+    """What an undo did (or, with `dry_run`, would do), or why it did nothing.
+
+    Attributes:
+        applied: Whether memory changed.
+        message: What happened, in words, with how to redo it.
+        resolution: The ranked candidates and the reason for the decision.
+        commit: The new rollback or revert commit, if one was made.
+        changes: Item by item, HEAD before the undo (`old`) and after (`new`).
+        redo: `rollback(scope, to=redo)` brings back what this undo removed.
+        conflict: Why a revert could not apply, if it could not.
+    """
+
+    applied: bool
+    message: str
+    resolution: Resolution
+    commit: Commit | None = None
+    changes: tuple[Change, ...] = ()
+    redo: int | None = None
+    conflict: RevertConflict | None = None
+
+    @property
+    def restored(self) -> tuple[Change, ...]:
+        """Items the undo brings back."""
+        return tuple(c for c in self.changes if c.kind == "created")
+
+    @property
+    def removed(self) -> tuple[Change, ...]:
+        """Items the undo removes."""
+        return tuple(c for c in self.changes if c.kind == "deleted")
+
+    @property
+    def changed(self) -> tuple[Change, ...]:
+        """Items the undo gives another value."""
+        return tuple(c for c in self.changes if c.kind == "updated")
+
+
+def _listing(changes: tuple[Change, ...]) -> str:
+    return "; ".join(describe_change(c) for c in changes) or "no item changes"
+
+
+def _choices(resolution: Resolution) -> str:
+    return " | ".join(
+        f"v{c.target} (matched v{c.commit.version}: {c.summary})" for c in resolution.candidates
+    )
+
+
+def apply_undo(
+    engine: SqliteEngine,
+    scope: Namespace,
+    resolution: Resolution,
+    *,
+    mode: UndoMode,
+    dry_run: bool,
+    meta: CommitMeta,
+) -> UndoResult:
+    """Apply the resolver's decision, if it made one.
+
+    `mode="rollback"` restores the whole scope to the candidate's target version;
+    `mode="revert"` inverts only the matched commit and keeps everything after it.
+    A redo after later writes is always a revert, so those writes survive.
+    """
+    best = resolution.best
+    if best is None:
+        return UndoResult(False, resolution.reason or "nothing matched", resolution)
+    if not resolution.decided:
+        message = f"not sure which change you mean ({resolution.reason}); candidates: {_choices(resolution)}"
+        return UndoResult(False, message, resolution)
+    revert = mode == "revert" or (
+        resolution.intent.kind == "redo" and best.commit.version != resolution.head
+    )
+    if not revert and best.target == resolution.head:
+        return UndoResult(False, f"memory is already as it was at v{best.target}", resolution)
+    if dry_run:
+        verb = f"revert v{best.commit.version}" if revert else f"roll back to v{best.target}"
+        return UndoResult(
+            False, f"would {verb}: {_listing(best.diff)}", resolution, changes=best.diff
+        )
+    with engine.transaction(write=True) as tx:
+        if tx.head(scope) != resolution.head:
+            message = (
+                f"memory changed while the request was being resolved (v{resolution.head} "
+                f"-> v{tx.head(scope)}); ask again"
+            )
+            return UndoResult(False, message, resolution)
+        if revert:
+            outcome = tx.revert(scope, best.commit.version, meta)
+        else:
+            outcome = tx.rollback(scope, best.target, meta)
+    if isinstance(outcome, RevertConflict):
+        return UndoResult(False, str(outcome), resolution, conflict=outcome)
+    message = _said(outcome, best, resolution)
+    return UndoResult(True, message, resolution, outcome, outcome.changes, resolution.head)
+
+
+def _said(commit: Commit, best: Candidate, resolution: Resolution) -> str:
+    kind = resolution.intent.kind
+    if kind == "redo":
+        what = f"redid what v{best.commit.version} undid"
+    elif kind == "undo":
+        what = f"undid v{best.commit.version} ({best.summary})"
+    else:
+        what = f"went back to v{best.target} (matched v{best.commit.version}: {best.summary})"
+    how = f"rolled back to v{best.target}" if commit.op == "rollback" else "reverted"
+    return (
+        f"{what}: {how} as v{commit.version}: {_listing(commit.changes)}. "
+        f"To redo, roll back to v{resolution.head}."
+    )
