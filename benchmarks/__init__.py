@@ -1,0 +1,1 @@
+"""Benchmarks for langgraph-chronomem; see benchmarks/README.md."""

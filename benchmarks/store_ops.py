@@ -1,0 +1,487 @@
+"""Store operations side by side: put, get, filtered search and rollback.
+
+One run measures, at each memory size, ChronoStore against LangGraph's
+`SqliteStore` (configured like-for-like: WAL and the same `synchronous`; and with
+its out-of-the-box defaults), LangGraph's `InMemoryStore`, and a naive store that
+writes a whole snapshot per write (`benchmarks/naive_snapshot.py`). It then
+checks the project's performance targets and prints PASS or FAIL for each.
+
+    python benchmarks/store_ops.py                  # 1k, 10k, 100k items (~3 min)
+    python benchmarks/store_ops.py --quick          # smoke test (~10 s)
+    python benchmarks/store_ops.py --out benchmarks/results/ops.md --json ops.json
+
+Method: every store lives in its own file under one temporary directory on
+disk (`--dir` picks its parent) and is preloaded to N items with batched puts
+(not timed), then warmed up. Within each timed phase the stores of all sizes
+take turns, one op each, rotating who goes first, so comparisons across stores
+and across sizes see the same machine conditions; every store runs the same op
+sequence (fixed seeds), each call timed with `time.perf_counter_ns`. Dirty pages
+are flushed (`os.sync`) before each phase. A store that copies its whole memory
+per write gets fewer put and rollback ops at large sizes, and a store stops a
+phase after `--phase-seconds` once it has run 3 ops; the table shows `n=` where
+fewer ops ran than asked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import random
+import shlex
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as `python benchmarks/store_ops.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from langgraph.store.base import PutOp
+
+from benchmarks.report import (
+    Stats,
+    Target,
+    load_average,
+    machine_info,
+    render_markdown,
+    size_label,
+)
+from benchmarks.subjects import (
+    CHRONO,
+    SCOPE,
+    SQLITE_WAL,
+    STORES,
+    Subject,
+    open_subjects,
+)
+
+__all__ = ["FULL", "QUICK", "Settings", "main", "run"]
+
+CHANGED = 100  # items changed between a rollback's target and HEAD
+SEARCH_LIMIT = 10
+PHASES = {  # phase -> its column title, in the order phases run
+    "put": "put",
+    "get": "get",
+    "search": f"filtered search (1%, limit {SEARCH_LIMIT})",
+    "rollback": f"rollback ({CHANGED} changed)",
+}
+
+TOPICS = 10  # items spread over namespaces SCOPE + ("topic0",) ... ("topic9",)
+KINDS = 100  # the filtered field has 100 values: a filter selects 1% of items
+PRELOAD_CHUNK = 1000
+MIN_OPS = 3
+
+Namespace = tuple[str, ...]
+Write = tuple[Namespace, str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How much to measure.
+
+    Attributes:
+        sizes: Memory sizes (items preloaded) to measure at.
+        ops: Timed puts and gets per store and size.
+        searches: Timed filtered searches per store and size.
+        rollbacks: Timed rollbacks per store and size.
+        warmup: Untimed ops of each kind per store before timing.
+        snapshot_rows: Rows a snapshot-per-write store may copy per phase;
+            its put and rollback ops are cut to this over the size (min 3).
+        phase_seconds: Wall time after which a store stops a phase.
+        seed: Seed for every random choice.
+        synchronous: SQLite's `synchronous` pragma for every WAL store.
+    """
+
+    sizes: tuple[int, ...]
+    ops: int
+    searches: int
+    rollbacks: int
+    warmup: int
+    snapshot_rows: int
+    phase_seconds: float
+    seed: int = 20240601
+    synchronous: str = "FULL"
+
+    def wanted(self, phase: str) -> int:
+        """Timed ops per store asked for in a phase."""
+        return {"search": self.searches, "rollback": self.rollbacks}.get(
+            phase, self.ops
+        )
+
+
+FULL = Settings(
+    sizes=(1_000, 10_000, 100_000),
+    ops=300,
+    searches=100,
+    rollbacks=30,
+    warmup=20,
+    snapshot_rows=300_000,
+    phase_seconds=30.0,
+)
+QUICK = Settings(
+    sizes=(1_000, 10_000),
+    ops=50,
+    searches=20,
+    rollbacks=5,
+    warmup=5,
+    snapshot_rows=100_000,
+    phase_seconds=5.0,
+)
+
+
+# -- the workload ---------------------------------------------------------------
+
+
+def memory(index: int, revision: int = 0) -> Write:
+    """Item `index` of the memory: its namespace, key and (revised) value."""
+    value = {
+        "text": f"memory {index} (rev {revision}): the user mentioned topic "
+        f"{index % 97} on day {index % 365}",
+        "kind": f"k{index % KINDS}",
+        "n": index,
+    }
+    return (*SCOPE, f"topic{index % TOPICS}"), f"m{index}", value
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The ops of one memory size, drawn once so every store runs the same ones."""
+
+    puts: list[Write]
+    gets: list[tuple[Namespace, str]]
+    filters: list[dict[str, str]]
+    changes: list[list[Write]]
+
+
+def draw_workload(size: int, settings: Settings) -> Workload:
+    """Puts alternate between updating a random item and adding a new one."""
+    rng = random.Random(f"{settings.seed}-{size}")
+    puts = [
+        memory(rng.randrange(size), revision=1) if i % 2 == 0 else memory(size + i)
+        for i in range(settings.ops)
+    ]
+    gets = [memory(rng.randrange(size))[:2] for _ in range(settings.ops)]
+    filters = [{"kind": f"k{rng.randrange(KINDS)}"} for _ in range(settings.searches)]
+    changes = [
+        [memory(i, revision=2 + r) for i in rng.sample(range(size), min(CHANGED, size))]
+        for r in range(settings.rollbacks)
+    ]
+    return Workload(puts, gets, filters, changes)
+
+
+def preload(subject: Subject) -> None:
+    """Fill the store with items 0..size-1 using batched puts.
+
+    A snapshot-per-write store is loaded in one batch, so it starts from one
+    snapshot instead of size/1000 ever larger ones.
+    """
+    size = subject.size
+    chunk = size if subject.snapshot_per_write else PRELOAD_CHUNK
+    for start in range(0, size, chunk):
+        end = min(start + chunk, size)
+        subject.store.batch([PutOp(*memory(i)) for i in range(start, end)])
+
+
+def warm_up(subject: Subject, count: int) -> None:
+    """Untimed gets, searches and puts; the puts add keys no timed op uses."""
+    puts = 1 if subject.snapshot_per_write else count
+    for i in range(count):
+        subject.store.get(*memory(i % subject.size)[:2])
+        subject.store.search(SCOPE, filter={"kind": f"k{i}"}, limit=SEARCH_LIMIT)
+    for i in range(puts):
+        namespace, _, value = memory(i)
+        subject.store.put(namespace, f"warm{i}", value)
+
+
+# -- timing ---------------------------------------------------------------------
+
+Prepare = Callable[[Subject, int], Callable[[], object]]
+
+
+def phase_ops(workloads: Mapping[int, Workload], phase: str) -> Prepare:
+    """For op `i` of a phase: do any untimed setup, return the call to time."""
+
+    def put(subject: Subject, i: int) -> Callable[[], object]:
+        return partial(subject.store.put, *workloads[subject.size].puts[i])
+
+    def get(subject: Subject, i: int) -> Callable[[], object]:
+        return partial(subject.store.get, *workloads[subject.size].gets[i])
+
+    def search(subject: Subject, i: int) -> Callable[[], object]:
+        wanted = workloads[subject.size].filters[i]
+        return partial(subject.store.search, SCOPE, filter=wanted, limit=SEARCH_LIMIT)
+
+    def rollback(subject: Subject, i: int) -> Callable[[], object]:
+        assert subject.mark is not None
+        undo = subject.mark()
+        changes = workloads[subject.size].changes[i]
+        subject.store.batch([PutOp(*write) for write in changes])
+        return undo
+
+    return {"put": put, "get": get, "search": search, "rollback": rollback}[phase]
+
+
+def op_count(subject: Subject, phase: str, settings: Settings) -> int:
+    """How many ops a store runs in a phase; 0 when it cannot run it at all."""
+    if phase == "rollback" and subject.mark is None:
+        return 0
+    wanted = settings.wanted(phase)
+    if subject.snapshot_per_write and phase in ("put", "rollback"):
+        return max(MIN_OPS, min(wanted, settings.snapshot_rows // subject.size))
+    return wanted
+
+
+def run_phase(
+    subjects: Sequence[Subject], phase: str, prepare: Prepare, settings: Settings
+) -> dict[tuple[int, str], list[int]]:
+    """Time op 0, 1, 2... on every subject in turn; return nanoseconds by subject.
+
+    Each round starts with the next subject, so none always follows the same
+    neighbour. A subject whose phase has taken `settings.phase_seconds` (setup
+    included) stops once it has run `MIN_OPS` ops.
+    """
+    counts = {s.id: op_count(s, phase, settings) for s in subjects}
+    samples: dict[tuple[int, str], list[int]] = {s.id: [] for s in subjects}
+    spent = dict.fromkeys(samples, 0)
+    budget = int(settings.phase_seconds * 1e9)
+    settle()
+    for i in range(max(counts.values(), default=0)):
+        shift = i % len(subjects)
+        for subject in [*subjects[shift:], *subjects[:shift]]:
+            key = subject.id
+            if i >= counts[key] or (i >= MIN_OPS and spent[key] > budget):
+                continue
+            started = time.perf_counter_ns()
+            call = prepare(subject, i)
+            before = time.perf_counter_ns()
+            call()
+            after = time.perf_counter_ns()
+            samples[key].append(after - before)
+            spent[key] += after - started
+    return samples
+
+
+def settle() -> None:
+    """Flush dirty pages and garbage before timing, so no store pays for another's."""
+    os.sync()
+    gc.collect()
+
+
+Results = dict[int, dict[str, dict[str, Stats]]]
+
+
+def run(settings: Settings, root: Path, log: Callable[[str], None]) -> Results:
+    """Every phase for every store at every size, all stores interleaved.
+
+    Stores of all sizes take turns within each phase, so a comparison across
+    sizes is made under the same machine conditions as one across stores.
+    """
+    workloads = {size: draw_workload(size, settings) for size in settings.sizes}
+    results: Results = {size: {name: {} for name in STORES} for size in settings.sizes}
+    with open_subjects(root, settings.sizes, settings.synchronous) as subjects:
+        for subject in subjects:
+            started = time.perf_counter()
+            preload(subject)
+            warm_up(subject, settings.warmup)
+            took = time.perf_counter() - started
+            log(f"{subject.name} @ {subject.size}: loaded in {took:.1f}s")
+        for phase in PHASES:
+            started = time.perf_counter()
+            samples = run_phase(subjects, phase, phase_ops(workloads, phase), settings)
+            log(f"{phase}: {time.perf_counter() - started:.1f}s")
+            for (size, name), taken in samples.items():
+                if taken:
+                    results[size][name][phase] = Stats.of(taken)
+    return results
+
+
+# -- targets --------------------------------------------------------------------
+
+
+def _median(results: Results, size: int, store: str, phase: str) -> float | None:
+    found = results[size].get(store, {}).get(phase)
+    return None if found is None else found.median_us
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return None if a is None or not b else a / b
+
+
+def vs_sqlite(results: Results, phase: str, limit: float) -> Target:
+    """ChronoStore's median over SqliteStore (WAL)'s at each size; the worst counts."""
+    ratios = {
+        size: _ratio(
+            _median(results, size, CHRONO, phase),
+            _median(results, size, SQLITE_WAL, phase),
+        )
+        for size in results
+    }
+    known = [r for r in ratios.values() if r is not None]
+    return Target(
+        f"ChronoStore {phase} <= {limit}x {SQLITE_WAL}",
+        ", ".join(
+            f"{size_label(s)}: {r:.2f}x" for s, r in ratios.items() if r is not None
+        ),
+        limit,
+        max(known) if known else None,
+    )
+
+
+def across_sizes(results: Results, phase: str, limit: float, what: str) -> Target:
+    """ChronoStore's median at the largest size over its median at the smallest."""
+    small, large = min(results), max(results)
+    ratio = _ratio(
+        _median(results, large, CHRONO, phase), _median(results, small, CHRONO, phase)
+    )
+    name = (
+        f"ChronoStore {what} at {size_label(large)} <= {limit}x at {size_label(small)}"
+    )
+    if small == large or ratio is None:
+        return Target(name, "needs two sizes", limit, None)
+    return Target(name, f"{ratio:.2f}x", limit, ratio)
+
+
+def evaluate(results: Results) -> list[Target]:
+    """The project's targets for ChronoStore."""
+    return [
+        vs_sqlite(results, "put", 1.5),
+        vs_sqlite(results, "get", 1.2),
+        across_sizes(results, "put", 1.3, "put"),
+        across_sizes(results, "rollback", 1.5, f"rollback of {CHANGED} changed items"),
+    ]
+
+
+# -- command line ---------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke test: small sizes, few ops"
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", help="memory sizes to measure")
+    parser.add_argument("--ops", type=int, help="timed puts and gets per store")
+    parser.add_argument("--searches", type=int, help="timed searches per store")
+    parser.add_argument("--rollbacks", type=int, help="timed rollbacks per store")
+    parser.add_argument(
+        "--phase-seconds", type=float, help="time limit per store and phase"
+    )
+    parser.add_argument("--seed", type=int, help="random seed")
+    parser.add_argument(
+        "--synchronous",
+        choices=("FULL", "NORMAL"),
+        help="SQLite synchronous pragma of the WAL stores (default FULL)",
+    )
+    parser.add_argument("--dir", type=Path, help="parent of the temporary directory")
+    parser.add_argument("--out", type=Path, help="also write the markdown here")
+    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    overrides = {
+        "sizes": tuple(sorted(set(args.sizes))) if args.sizes else None,
+        "ops": args.ops,
+        "searches": args.searches,
+        "rollbacks": args.rollbacks,
+        "phase_seconds": args.phase_seconds,
+        "seed": args.seed,
+        "synchronous": args.synchronous,
+    }
+    settings = replace(
+        settings, **{k: v for k, v in overrides.items() if v is not None}
+    )
+    if min(settings.sizes) < 1 or min(map(settings.wanted, PHASES)) < 1:
+        parser.error("sizes, --ops, --searches and --rollbacks must be >= 1")
+    return settings, args
+
+
+def notes(settings: Settings) -> list[str]:
+    """What the report's columns measure, in words."""
+    return [
+        f"Each store holds N items in one scope {SCOPE!r}, spread over {TOPICS} "
+        "namespaces below it. ChronoStore, SqliteStore (WAL) and the naive store "
+        f"run in WAL mode with synchronous={settings.synchronous}; SqliteStore "
+        "(defaults) is connected as `SqliteStore.from_conn_string` does (rollback "
+        "journal, synchronous=FULL). Every store has its own file (InMemoryStore "
+        "none); all stores of all sizes take turns op by op, so they share the "
+        "machine's conditions.",
+        "put: one `put`, alternately updating a random item and adding a new one. "
+        "get: one `get` of a random item. filtered search: "
+        f"`search(scope, filter={{'kind': ...}}, limit={SEARCH_LIMIT})`, where the "
+        f"filter matches 1% of items. rollback: `rollback(scope, to=v)` with {CHANGED} "
+        "random items changed (in one batch, untimed) since v; the naive store "
+        "copies snapshot v forward. The naive store gets fewer put and rollback ops "
+        "at large sizes because every one of them copies the whole memory.",
+    ]
+
+
+def to_json(
+    results: Results,
+    targets: Sequence[Target],
+    settings: Settings,
+    machine: Mapping[str, str],
+    command: str,
+) -> str:
+    """Everything the markdown shows, as JSON."""
+    return json.dumps(
+        {
+            "command": command,
+            "machine": machine,
+            "settings": asdict(settings),
+            "results": {
+                str(size): {
+                    store: {phase: asdict(stats) for phase, stats in phases.items()}
+                    for store, phases in by_store.items()
+                }
+                for size, by_store in results.items()
+            },
+            "targets": [asdict(t) | {"passed": t.passed} for t in targets],
+        },
+        indent=2,
+    )
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark; print the markdown report to stdout (progress to stderr)."""
+    settings, args = parse_args(argv)
+    command = shlex.join(sys.orig_argv if argv is None else ["store_ops.py", *argv])
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="chronomem-bench-", dir=args.dir) as tmp:
+        machine = machine_info(Path(tmp))
+        log(f"measuring in {tmp}")
+        results = run(settings, Path(tmp), log)
+    machine["load average at end"] = load_average()
+    targets = evaluate(results)
+    markdown = render_markdown(
+        results,
+        targets,
+        columns=PHASES,
+        requested={phase: settings.wanted(phase) for phase in PHASES},
+        baseline=SQLITE_WAL,
+        machine=machine,
+        command=command,
+        notes=notes(settings),
+    )
+    print(markdown)
+    if args.out:
+        _write(args.out, markdown)
+    if args.json:
+        _write(args.json, to_json(results, targets, settings, machine, command))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
