@@ -20,6 +20,7 @@ from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.describe import descriptor, render_value
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Change, Commit, Namespace
+from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.intent import Intent, content_words, parse
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.vectors import VectorIndex
@@ -40,6 +41,7 @@ class ResolverConfig:
         reranker_cache: FlashRank's model cache directory.
         margin: How far the best rerank score must lead the next distinct
             target for the resolver to act on its own.
+        retrievers: Which first stages run: `bm25`, `dense`, or both (fused).
         min_similarity: Below this dense similarity, and with no shared word, a
             request matches nothing.
     """
@@ -51,6 +53,14 @@ class ResolverConfig:
     reranker_cache: str | None = None
     margin: float = 0.05
     min_similarity: float = 0.25
+    retrievers: frozenset[str] = frozenset({"bm25", "dense"})
+
+    def __post_init__(self) -> None:
+        unknown = self.retrievers - {"bm25", "dense"}
+        if unknown or not self.retrievers:
+            raise ConfigError(
+                f"retrievers are 'bm25' and/or 'dense', got {sorted(self.retrievers)}"
+            )
 
 
 @dataclass(frozen=True)
@@ -187,10 +197,13 @@ class Resolver:
                 return self._latest(tx, scope, base)
         # The dense side embeds while BM25 runs; each takes the log's lock only
         # for its own short reads.
-        dense = self._pool.submit(self._dense, scope, intent)
-        with self.engine.transaction(write=False) as tx:
-            lexical = bm25(tx, scope, intent.topic, n=self.config.depth, window=intent.window)
-        similar = dense.result()
+        use = self.config.retrievers
+        dense = self._pool.submit(self._dense, scope, intent) if "dense" in use else None
+        lexical = []
+        if "bm25" in use:
+            with self.engine.transaction(write=False) as tx:
+                lexical = bm25(tx, scope, intent.topic, n=self.config.depth, window=intent.window)
+        similar = dense.result() if dense else []
         if not lexical and (not similar or similar[0][1] < self.config.min_similarity):
             return replace(base, reason=f"nothing in this memory's history matches {intent.topic!r}")
         with self.engine.transaction(write=False) as tx:
@@ -217,7 +230,7 @@ class Resolver:
         fused = rrf([lexical, dense], self.config.rrf_k)
         head = tx.head(scope)
         order = sorted((v for v in fused if 1 <= v <= head), key=lambda v: -fused[v])
-        top = order[: max(self.config.rerank_top, 1)]
+        top = order[: self.config.rerank_top or self.config.depth]
         scored = []
         for version in top:  # a dense hit for a version a reset removed is dropped here
             commits = tx.log(scope, version=version)
