@@ -423,8 +423,8 @@ DEFAULT_EMBEDDER = "chroma:all-MiniLM-L6-v2"
 def default_embeddings() -> Embeddings:
     """The default embedding function as LangChain `Embeddings` (what stores use).
 
-        >>> len(default_embeddings().embed_query("I moved to Paris"))
-        384
+    >>> len(default_embeddings().embed_query("I moved to Paris"))
+    384
     """
     return _ChromaEmbeddings()
 
@@ -510,7 +510,9 @@ def load_ranker(
     except ModelUnavailableError as exc:
         if not (defaulted and offline is None and (models_dir() / _PAIR).is_dir()):
             raise
-        logger.warning("%s is unavailable, using %s instead: %s", model_name, PAIR_SCORER, exc)
+        logger.warning(
+            "%s is unavailable, using %s instead: %s", model_name, PAIR_SCORER, exc
+        )
         return load_ranker(PAIR_SCORER)
 
 

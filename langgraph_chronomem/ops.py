@@ -36,7 +36,7 @@ __all__ = ["ReadPlan", "check_ops", "check_scope", "run_reads"]
 
 
 def check_scope(namespace: Sequence[str], depth: int) -> Namespace:
-    """Validate a scope argument (the scope or any namespace inside it); return the scope.
+    """Validate a scope argument (the scope or a namespace inside it); return the scope.
 
     Raises:
         InvalidNamespaceError: If a label is empty, not a string or has a dot.
@@ -44,7 +44,8 @@ def check_scope(namespace: Sequence[str], depth: int) -> Namespace:
     """
     if isinstance(namespace, str):
         raise ScopeError(
-            f"a scope is a tuple of labels, like ('memories', 'alice'), not {namespace!r}"
+            "a scope is a tuple of labels, like ('memories', 'alice'), "
+            f"not {namespace!r}"
         )
     namespace = tuple(namespace)
     validate_op_namespace(GetOp(namespace, ""))
@@ -101,7 +102,8 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
             for condition in op.match_conditions or ():
                 if condition.match_type not in ("prefix", "suffix"):
                     raise ValueError(
-                        f"match_type is 'prefix' or 'suffix', not {condition.match_type!r}"
+                        "match_type is 'prefix' or 'suffix', "
+                        f"not {condition.match_type!r}"
                     )
     return ops, writes
 
@@ -120,7 +122,7 @@ def _matches(condition: MatchCondition, namespace: Namespace) -> bool:
 
 
 def _fixed_prefix(conditions: Sequence[MatchCondition]) -> Namespace:
-    """The labels every match must start with: a prefix condition up to its first `*`."""
+    """The labels every match starts with: a prefix condition up to its first `*`."""
     for condition in conditions:
         if condition.match_type == "prefix":
             fixed = []
@@ -241,7 +243,9 @@ def run_reads(tx: LogTransaction, ops: Sequence[Op], plan: ReadPlan) -> list[Res
             results[index] = [_to_search_item(s, score) for s, score in found_items]
             if op.refresh_ttl:
                 plan.refresh += [
-                    (s.namespace, s.key) for s, _ in found_items if s.ttl_minutes is not None
+                    (s.namespace, s.key)
+                    for s, _ in found_items
+                    if s.ttl_minutes is not None
                 ]
         elif isinstance(op, ListNamespacesOp):
             results[index] = _list_namespaces(tx, op, plan)

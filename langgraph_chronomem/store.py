@@ -8,8 +8,10 @@ and the history is there when you need it:
     >>> alice = ("memories", "alice")
     >>> store.put(alice, "city", {"city": "Boston"})
     >>> store.put(alice, "city", {"city": "Paris"})
-    >>> [c.summary for c in store.log(alice)]
-    ['updated memories/alice/city: Boston -> Paris', 'created memories/alice/city: Boston']
+    >>> for commit in store.log(alice):
+    ...     print(commit.version, commit.summary)
+    2 updated memories/alice/city: Boston -> Paris
+    1 created memories/alice/city: Boston
     >>> store.rollback(alice, to=1).summary
     'rolled back to v1: updated memories/alice/city: Paris -> Boston'
     >>> store.get(alice, "city").value
@@ -21,9 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import functools
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -59,17 +60,17 @@ T = TypeVar("T")
 
 def _in_thread(
     method: Callable[Concatenate[ChronoStore, P], T],
-) -> Callable[Concatenate[ChronoStore, P], Awaitable[T]]:
+) -> Callable[Concatenate[ChronoStore, P], Coroutine[Any, Any, T]]:
     """The async twin of a sync method: the same call, in a worker thread.
 
     `asyncio.to_thread` copies context variables, so `commit_context` and the
     LangGraph run labels reach the commit.
     """
 
-    @functools.wraps(method)
-    async def twin(self: ChronoStore, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await asyncio.to_thread(method, self, *args, **kwargs)
+    async def twin(store: ChronoStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.to_thread(method, store, *args, **kwargs)
 
+    twin.__name__ = twin.__qualname__ = f"a{method.__name__}"
     twin.__doc__ = f"Async `{method.__name__}`: the same call, run in a worker thread."
     return twin
 
@@ -93,13 +94,14 @@ class ChronoStore(BaseStore):
         engine: SqliteEngine,
         search: SearchIndex,
         *,
+        index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
     ) -> None:
         """Wrap an open log and its search side. Most code wants `from_path`."""
         self._engine = engine
         self._search = search
+        self.index_config = index
         self.ttl_config = ttl
-        self.index_config = None
         self._sweeper = TTLSweeper(self.sweep_ttl)
 
     @classmethod
@@ -153,10 +155,13 @@ class ChronoStore(BaseStore):
         )
         try:
             search = SearchIndex(
-                engine, directory, index=index, chroma_client=chroma_client, resolver=resolver
+                engine,
+                directory,
+                index=index,
+                chroma_client=chroma_client,
+                resolver=resolver,
             )
-            store = cls(engine, search, ttl=ttl)
-            store.index_config = index
+            store = cls(engine, search, index=index, ttl=ttl)
             search.heal()
         except BaseException:
             engine.close()
@@ -171,7 +176,7 @@ class ChronoStore(BaseStore):
     # -- the LangGraph contract ----------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run a batch of ops in one transaction: reads first, then one commit per scope.
+        """Run a batch of ops in one transaction: reads, then one commit per scope.
 
         Reads see the state before the batch's writes, as in LangGraph's own stores.
         With `index`, the batch's texts and queries are embedded before the
@@ -205,12 +210,16 @@ class ChronoStore(BaseStore):
         chosen = {i: known[q] for i, q in queries.items()}
         return await asyncio.to_thread(self._run, ops, writes, known, chosen)
 
-    def _to_embed(self, ops: list[Op], writes: list[Write]) -> tuple[list[str], dict[int, str]]:
-        """Texts the batch's puts need embedded, and its semantic queries by op position."""
+    def _to_embed(
+        self, ops: list[Op], writes: list[Write]
+    ) -> tuple[list[str], dict[int, str]]:
+        """Texts the batch's puts need embedded, and its semantic queries by op."""
         if not self._search.indexes_items:
             return [], {}
         queries = {
-            i: op.query for i, op in enumerate(ops) if isinstance(op, SearchOp) and op.query
+            i: op.query
+            for i, op in enumerate(ops)
+            if isinstance(op, SearchOp) and op.query
         }
         return self._search.texts_to_embed(writes), queries
 
@@ -271,7 +280,9 @@ class ChronoStore(BaseStore):
             raise ValueError(f"limit must be an int >= 0, got {limit!r}")
         sc = check_scope(scope, self.scope_depth)
         with self._engine.transaction(write=False) as tx:
-            return tx.log(sc, limit=limit, since=since, until=until, author=author, op=op)
+            return tx.log(
+                sc, limit=limit, since=since, until=until, author=author, op=op
+            )
 
     def show(self, scope: Sequence[str], version: int) -> Commit:
         """One commit of the scope.
@@ -391,7 +402,8 @@ class ChronoStore(BaseStore):
             >>> alice = ("memories", "alice")
             >>> store.put(alice, "home", {"city": "Boston"})
             >>> store.put(alice, "home", {"city": "New York City"})
-            >>> best = store.resolve(alice, "undo the update about my move to New York").best
+            >>> request = "undo the update about my move to New York"
+            >>> best = store.resolve(alice, request).best
             >>> best.target, best.summary
             (1, 'updated memories/alice/home: Boston -> New York City')
             >>> store.close()
@@ -438,7 +450,9 @@ class ChronoStore(BaseStore):
         sc = check_scope(scope, self.scope_depth)
         resolution = self._search.resolver().resolve(sc, request)
         meta = self._meta(author, f"undo: {request}")
-        result = apply_undo(self._engine, sc, resolution, mode=mode, dry_run=dry_run, meta=meta)
+        result = apply_undo(
+            self._engine, sc, resolution, mode=mode, dry_run=dry_run, meta=meta
+        )
         if result.applied:
             self._search.after_commit({})
         return result

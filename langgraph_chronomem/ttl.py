@@ -1,13 +1,13 @@
 """The background TTL sweeper: expire what is due, every few minutes, until stopped.
 
-    >>> import threading
-    >>> swept = threading.Event()
-    >>> sweeper = TTLSweeper(lambda: swept.set() or 0)
-    >>> future = sweeper.start(interval_minutes=0.001)
-    >>> swept.wait(5)
-    True
-    >>> sweeper.stop(timeout=5)
-    True
+>>> import threading
+>>> swept = threading.Event()
+>>> sweeper = TTLSweeper(lambda: swept.set() or 0)
+>>> future = sweeper.start(interval_minutes=0.001)
+>>> swept.wait(5)
+True
+>>> sweeper.stop(timeout=5)
+True
 """
 
 from __future__ import annotations
@@ -37,7 +37,12 @@ class TTLSweeper:
     def start(self, interval_minutes: float) -> concurrent.futures.Future[None]:
         """Start sweeping (if not already); cancel the future to stop."""
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
-        future.add_done_callback(lambda f: f.cancelled() and self._stop.set())
+
+        def stop_if_cancelled(done: concurrent.futures.Future[None]) -> None:
+            if done.cancelled():
+                self._stop.set()
+
+        future.add_done_callback(stop_if_cancelled)
         if self._thread is not None and self._thread.is_alive():
             return future
         self._stop.clear()

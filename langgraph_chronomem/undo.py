@@ -71,7 +71,8 @@ def _listing(changes: tuple[Change, ...]) -> str:
 
 def _choices(resolution: Resolution) -> str:
     return " | ".join(
-        f"v{c.target} (matched v{c.commit.version}: {c.summary})" for c in resolution.candidates
+        f"v{c.target} (matched v{c.commit.version}: {c.summary})"
+        for c in resolution.candidates
     )
 
 
@@ -94,23 +95,32 @@ def apply_undo(
     if best is None:
         return UndoResult(False, resolution.reason or "nothing matched", resolution)
     if not resolution.decided:
-        message = f"not sure which change you mean ({resolution.reason}); candidates: {_choices(resolution)}"
+        message = (
+            f"not sure which change you mean ({resolution.reason}); "
+            f"candidates: {_choices(resolution)}"
+        )
         return UndoResult(False, message, resolution)
     revert = mode == "revert" or (
         resolution.intent.kind == "redo" and best.commit.version != resolution.head
     )
     if not revert and best.target == resolution.head:
-        return UndoResult(False, f"memory is already as it was at v{best.target}", resolution)
+        return UndoResult(
+            False, f"memory is already as it was at v{best.target}", resolution
+        )
     if dry_run:
-        verb = f"revert v{best.commit.version}" if revert else f"roll back to v{best.target}"
+        verb = (
+            f"revert v{best.commit.version}"
+            if revert
+            else f"roll back to v{best.target}"
+        )
         return UndoResult(
             False, f"would {verb}: {_listing(best.diff)}", resolution, changes=best.diff
         )
     with engine.transaction(write=True) as tx:
         if tx.head(scope) != resolution.head:
             message = (
-                f"memory changed while the request was being resolved (v{resolution.head} "
-                f"-> v{tx.head(scope)}); ask again"
+                "memory changed while the request was being resolved "
+                f"(v{resolution.head} -> v{tx.head(scope)}); ask again"
             )
             return UndoResult(False, message, resolution)
         if revert:
@@ -120,7 +130,9 @@ def apply_undo(
     if isinstance(outcome, RevertConflict):
         return UndoResult(False, str(outcome), resolution, conflict=outcome)
     message = _said(outcome, best, resolution)
-    return UndoResult(True, message, resolution, outcome, outcome.changes, resolution.head)
+    return UndoResult(
+        True, message, resolution, outcome, outcome.changes, resolution.head
+    )
 
 
 def _said(commit: Commit, best: Candidate, resolution: Resolution) -> str:
@@ -130,7 +142,10 @@ def _said(commit: Commit, best: Candidate, resolution: Resolution) -> str:
     elif kind == "undo":
         what = f"undid v{best.commit.version} ({best.summary})"
     else:
-        what = f"went back to v{best.target} (matched v{best.commit.version}: {best.summary})"
+        what = (
+            f"went back to v{best.target} "
+            f"(matched v{best.commit.version}: {best.summary})"
+        )
     how = f"rolled back to v{best.target}" if commit.op == "rollback" else "reverted"
     return (
         f"{what}: {how} as v{commit.version}: {_listing(commit.changes)}. "

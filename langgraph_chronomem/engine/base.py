@@ -71,8 +71,8 @@ def scope_text(scope: Namespace) -> str:
 def scope_key(scope: Namespace) -> str:
     """One opaque word per scope, for full-text and vector filters.
 
-        >>> scope_key(("memories", "alice"))
-        'sf7e917d8240ba3269c70ca30'
+    >>> scope_key(("memories", "alice"))
+    'sf7e917d8240ba3269c70ca30'
     """
     return "s" + hashlib.sha1(scope_text(scope).encode()).hexdigest()[:24]
 
@@ -193,7 +193,9 @@ class LogTransaction:
                 version=version,
                 live_after=self._live_after(version),
             )
-            for key, value, created, updated, ttl, row_id in self.cur.execute(*statement):
+            for key, value, created, updated, ttl, row_id in self.cur.execute(
+                *statement
+            ):
                 found[key] = StoredItem(
                     namespace,
                     key,
@@ -241,7 +243,9 @@ class LogTransaction:
                 ttl,
                 row_id,
             )
-            for ns, key, value, created, updated, ttl, row_id in self.cur.execute(*statement)
+            for ns, key, value, created, updated, ttl, row_id in self.cur.execute(
+                *statement
+            )
         ]
 
     def namespaces(
@@ -284,7 +288,11 @@ class LogTransaction:
             ns = namespace_text(write.namespace)
             value = None if write.value is None else encode_value(write.value)
             row = _NewRow(
-                ns, write.key, value, write.ttl_minutes, index_fields=_index_fields(write)
+                ns,
+                write.key,
+                value,
+                write.ttl_minutes,
+                index_fields=_index_fields(write),
             )
             by_scope.setdefault(scope, {})[(ns, write.key)] = row
             ops.setdefault(scope, []).append(write)
@@ -430,7 +438,9 @@ class LogTransaction:
             if old != new:
                 if v1 > v2:
                     old, new = new, old
-                changes.append(Change(namespace_from_text(at_hi.namespace), at_hi.key, old, new))
+                changes.append(
+                    Change(namespace_from_text(at_hi.namespace), at_hi.key, old, new)
+                )
         return changes
 
     def rollback(self, scope: Namespace, to: int, meta: CommitMeta) -> Commit:
@@ -452,7 +462,8 @@ class LogTransaction:
     def revert(
         self, scope: Namespace, version: int, meta: CommitMeta
     ) -> Commit | RevertConflict:
-        """Undo one commit's changes as a new commit, unless later commits touched them."""
+        """Undo one commit's changes as a new commit, unless later commits touched
+        the same items."""
         self.check_version(scope, version, allow_zero=False)
         later: dict[tuple[str, str], list[int]] = {}
         for ns, key, later_version in self.cur.execute(
@@ -513,7 +524,9 @@ class LogTransaction:
         for sc, ns, key in self.cur.execute(
             self.sql.EXPIRED, (time.time(),)
         ).fetchall():
-            by_scope.setdefault(namespace_from_text(sc), []).append(_NewRow(ns, key, None, None))
+            by_scope.setdefault(namespace_from_text(sc), []).append(
+                _NewRow(ns, key, None, None)
+            )
         commits = []
         for scope, rows in by_scope.items():
             commit = self._commit(scope, "expire", rows, CommitMeta())
@@ -572,7 +585,9 @@ class LogTransaction:
         )
         return self._with_changes(scope, self.cur.execute(*statement).fetchall())
 
-    def _with_changes(self, scope: Namespace, heads: Sequence[Sequence[Any]]) -> list[Commit]:
+    def _with_changes(
+        self, scope: Namespace, heads: Sequence[Sequence[Any]]
+    ) -> list[Commit]:
         """Commit rows of one scope (newest first) with their changes attached."""
         if not heads:
             return []
@@ -582,7 +597,9 @@ class LogTransaction:
             self.sql.CHANGES_IN_RANGE, (scope_text(scope), lo, hi)
         ):
             changes.setdefault(ver, []).append(
-                Change(namespace_from_text(ns), key, decode_value(old), decode_value(new))
+                Change(
+                    namespace_from_text(ns), key, decode_value(old), decode_value(new)
+                )
             )
         return [
             Commit(
@@ -599,7 +616,18 @@ class LogTransaction:
                 labels=json.loads(labels),
                 target=target,
             )
-            for seq, ver, parent, created, who, why, op, target, summary, labels in heads
+            for (
+                seq,
+                ver,
+                parent,
+                created,
+                who,
+                why,
+                op,
+                target,
+                summary,
+                labels,
+            ) in heads
         ]
 
     def commits_between(self, after: int, upto: int) -> list[Commit]:
@@ -621,7 +649,10 @@ class LogTransaction:
         would double a put's pages), and searches call this first, so BM25 always
         sees every commit. Needs a write transaction.
         """
-        seq, _ = self.cur.execute(self.sql.PROJECTION, (FULL_TEXT,)).fetchone() or (0, "")
+        seq, _ = self.cur.execute(self.sql.PROJECTION, (FULL_TEXT,)).fetchone() or (
+            0,
+            "",
+        )
         added = 0
         while True:
             seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, batch))]
@@ -649,6 +680,9 @@ class LogTransaction:
     def history(self, namespace: Namespace, key: str) -> list[ItemVersion]:
         """Every version of one item, newest first, deletions included."""
         scope = self.scope_of(namespace)
+        rows = self.cur.execute(
+            self.sql.HISTORY, (scope_text(scope), namespace_text(namespace), key)
+        )
         return [
             ItemVersion(
                 namespace=namespace,
@@ -662,9 +696,7 @@ class LogTransaction:
                 created_at=None if created is None else decode_time(created),
                 updated_at=None if updated is None else decode_time(updated),
             )
-            for ver, seq, op, who, committed, value, created, updated in self.cur.execute(
-                self.sql.HISTORY, (scope_text(scope), namespace_text(namespace), key)
-            )
+            for ver, seq, op, who, committed, value, created, updated in rows
         ]
 
 

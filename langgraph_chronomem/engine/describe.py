@@ -121,11 +121,11 @@ def descriptor(commit: Commit) -> str:
         >>> from datetime import datetime, timezone
         >>> c = Commit(("m", "alice"), 2, 2, 1, datetime.now(timezone.utc), "agent",
         ...            "user moved", "put",
-        ...            (Change(("m", "alice"), "city", {"city": "Boston"}, {"city": "NYC"}),),
+        ...            (Change(("m", "alice"), "city", {"c": "Boston"}, {"c": "NYC"}),),
         ...            "updated m/alice/city: Boston -> NYC", {"node": "remember"})
         >>> print(descriptor(c))
         updated m/alice/city: Boston -> NYC
-        updated city m alice before: city Boston after: city NYC
+        updated city m alice before: c Boston after: c NYC
         put by agent because user moved; remember
     """
     lines = [commit.summary]
@@ -134,7 +134,7 @@ def descriptor(commit: Commit) -> str:
         before = f" before: {_full_text(change.old)}" if change.old is not None else ""
         after = f" after: {_full_text(change.new)}" if change.new is not None else ""
         lines.append(words + before + after)
-    footer = commit.op
+    footer: str = commit.op
     if commit.author:
         footer += f" by {commit.author}"
     if commit.reason:

@@ -91,7 +91,9 @@ def _head_row(row: Sequence[Any]) -> HeadRow:
 
 def _descriptor_row(row: Sequence[Any]) -> DescriptorRow:
     seq, scope, version, created, text = row
-    return DescriptorRow(seq, namespace_from_text(scope), version, decode_time(created), text)
+    return DescriptorRow(
+        seq, namespace_from_text(scope), version, decode_time(created), text
+    )
 
 
 class ProjectionFeed:
@@ -151,5 +153,7 @@ class ProjectionFeed:
         """Every descriptor of a scope, oldest first."""
         return [
             _descriptor_row(row)
-            for row in self.cur.execute(self.sql.SCOPE_DESCRIPTORS, (scope_text(scope),))
+            for row in self.cur.execute(
+                self.sql.SCOPE_DESCRIPTORS, (scope_text(scope),)
+            )
         ]

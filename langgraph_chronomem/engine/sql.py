@@ -89,7 +89,8 @@ class Dialect:
     PROJECTION = "SELECT seq, rebuild FROM projections WHERE name = ?"
     SAVE_PROJECTION = (
         "INSERT INTO projections (seq, rebuild, name) VALUES (?, ?, ?) "
-        "ON CONFLICT (name) DO UPDATE SET seq = excluded.seq, rebuild = excluded.rebuild"
+        "ON CONFLICT (name) DO UPDATE "
+        "SET seq = excluded.seq, rebuild = excluded.rebuild"
     )
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections"
     SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
@@ -106,7 +107,9 @@ class Dialect:
         "WHERE scope = ? AND valid_to IS NULL"
     )
 
-    def filter_conditions(self, filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    def filter_conditions(
+        self, filter: Mapping[str, Any]
+    ) -> tuple[list[str], list[Any]]:
         """SQL conditions (and their parameters) for a LangGraph search filter."""
         raise NotImplementedError
 
@@ -119,7 +122,7 @@ class Dialect:
         since: str | None,
         until: str | None,
     ) -> Statement:
-        """Full-text search over one scope's descriptors: (version, score), best first."""
+        """Full-text search of one scope's descriptors: (version, score), best first."""
         raise NotImplementedError
 
     HEAD = "SELECT head FROM scopes WHERE scope = ?"
@@ -170,7 +173,10 @@ class Dialect:
         "SELECT scope, namespace, key FROM items WHERE valid_to IS NULL "
         "AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY id"
     )
-    PREV_IDS_AFTER = "SELECT prev_id FROM items WHERE scope = ? AND version > ? AND prev_id IS NOT NULL"
+    PREV_IDS_AFTER = (
+        "SELECT prev_id FROM items "
+        "WHERE scope = ? AND version > ? AND prev_id IS NOT NULL"
+    )
     DELETE_ITEMS_AFTER = "DELETE FROM items WHERE scope = ? AND version > ?"
     DELETE_COMMITS_AFTER = "DELETE FROM commits WHERE scope = ? AND version > ?"
 
@@ -200,7 +206,8 @@ class Dialect:
     def refresh_ttl(self, namespace: str, keys: Sequence[str], now: float) -> Statement:
         return Statement(
             "UPDATE items SET expires_at = ? + ttl_minutes * 60 WHERE valid_to IS NULL "
-            f"AND ttl_minutes IS NOT NULL AND namespace = ? AND key IN ({_marks(keys)})",
+            "AND ttl_minutes IS NOT NULL "
+            f"AND namespace = ? AND key IN ({_marks(keys)})",
             (now, namespace, *keys),
         )
 
@@ -215,7 +222,8 @@ class Dialect:
         author: str | None,
         op: str | None = None,
     ) -> Statement:
-        where, params = ["scope = ?"], [scope]
+        where: list[str] = ["scope = ?"]
+        params: list[Any] = [scope]
         for sql, value in (
             ("version = ?", version),
             ("created_at >= ?", since),
@@ -275,7 +283,8 @@ class Dialect:
         )
         return Statement(
             "SELECT namespace, key, value, created_at, updated_at, ttl_minutes, id "
-            f"FROM items WHERE {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            f"FROM items WHERE {where} "
+            "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )
 
@@ -289,5 +298,3 @@ class Dialect:
     ) -> Statement:
         where, params = _where(_visible(scope, version, live_after), _under(prefix))
         return Statement(f"SELECT DISTINCT namespace FROM items WHERE {where}", params)
-
-

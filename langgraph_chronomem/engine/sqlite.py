@@ -4,7 +4,8 @@
     >>> from langgraph_chronomem.engine.types import CommitMeta, Write
     >>> engine = SqliteEngine(pathlib.Path(tempfile.mkdtemp()) / "log.sqlite3")
     >>> with engine.transaction(write=True) as tx:
-    ...     [c.summary for c in tx.commit([Write(("notes",), "a", {"t": "hi"})], CommitMeta())]
+    ...     commits = tx.commit([Write(("notes",), "a", {"t": "hi"})], CommitMeta())
+    >>> [c.summary for c in commits]
     ['created notes/a: hi']
     >>> engine.close()
 
@@ -159,7 +160,10 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
         if operand is None:
             return "json_extract(value, ?) IS NOT NULL", [_json_path(key)]
         sql, params = _equals(key, operand)
-        return f"json_type(value, ?) != 'null' AND NOT ({sql})", [_json_path(key), *params]
+        return f"json_type(value, ?) != 'null' AND NOT ({sql})", [
+            _json_path(key),
+            *params,
+        ]
     if op not in _COMPARATORS:
         raise InvalidFilterError(
             f"unsupported filter operator {op!r} on {key!r}; "
@@ -173,7 +177,9 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
             f"json_type(value, ?) = 'text' AND json_extract(value, ?) {sign} ?",
             [path, path, operand],
         )
-    raise InvalidFilterError(f"{op} on {key!r} needs a number or a string, got {operand!r}")
+    raise InvalidFilterError(
+        f"{op} on {key!r} needs a number or a string, got {operand!r}"
+    )
 
 
 def filter_conditions(
@@ -218,9 +224,11 @@ def filter_conditions(
 
 
 class SqliteDialect(Dialect):
-    """The log's SQL for SQLite (>= 3.35): JSON1 filters and an FTS5 descriptor index."""
+    """The log's SQL for SQLite (>= 3.35): JSON filters and FTS5 descriptors."""
 
-    INSERT_DESCRIPTOR = "INSERT INTO descriptors (rowid, scope_key, text) VALUES (?, ?, ?)"
+    INSERT_DESCRIPTOR = (
+        "INSERT INTO descriptors (rowid, scope_key, text) VALUES (?, ?, ?)"
+    )
     CLEAR_DESCRIPTORS = "DELETE FROM descriptors"
     DESCRIPTORS_BETWEEN = (
         "SELECT c.seq, c.scope, c.version, c.created_at, d.text FROM commits AS c "
@@ -236,7 +244,9 @@ class SqliteDialect(Dialect):
         "(SELECT seq FROM commits WHERE scope = ? AND version > ?)"
     )
 
-    def filter_conditions(self, filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    def filter_conditions(
+        self, filter: Mapping[str, Any]
+    ) -> tuple[list[str], list[Any]]:
         return filter_conditions(filter)
 
     def search_descriptors(
@@ -319,7 +329,8 @@ class SqliteEngine:
     ) -> None:
         if sqlite3.sqlite_version_info < MIN_SQLITE:
             raise ConfigError(
-                f"langgraph-chronomem needs SQLite >= 3.35 (found {sqlite3.sqlite_version})"
+                "langgraph-chronomem needs SQLite >= 3.35 "
+                f"(found {sqlite3.sqlite_version})"
             )
         if synchronous.upper() not in ("FULL", "NORMAL", "EXTRA"):
             raise ConfigError(
@@ -358,7 +369,8 @@ class SqliteEngine:
             if row is None:
                 depth = requested or 0
                 self.conn.execute(
-                    "INSERT INTO chronomem_meta (name, value) VALUES ('scope_depth', ?)",
+                    "INSERT INTO chronomem_meta (name, value) "
+                    "VALUES ('scope_depth', ?)",
                     (str(depth),),
                 )
             else:

@@ -6,10 +6,10 @@ plain orjson, a non-finite float is refused instead of silently becoming `null`:
 
     >>> encode_value({"score": 0.5})
     '{"score":0.5}'
-    >>> encode_value({"score": float("nan")})
+    >>> encode_value({"score": float("nan")})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    langgraph_chronomem.errors.InvalidValueError: value for 'score' holds nan, which JSON cannot store
+    langgraph_chronomem.errors.InvalidValueError: value for 'score' holds nan, ...
 """
 
 from __future__ import annotations

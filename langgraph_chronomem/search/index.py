@@ -3,9 +3,13 @@
 Built lazily: a store that never searches by meaning never imports Chroma nor
 loads a model. LangGraph's `IndexConfig` convention decides what is embedded:
 
-    ChronoStore.from_path("./memory", index={"fields": ["text"]})          # default model
-    ChronoStore.from_path("./memory", index={"embed": OpenAIEmbeddings(),  # your own
-                                             "dims": 1536, "fields": ["text"]})
+    # the default model
+    ChronoStore.from_path("./memory", index={"fields": ["text"]})
+    # your own
+    ChronoStore.from_path(
+        "./memory",
+        index={"embed": OpenAIEmbeddings(), "dims": 1536, "fields": ["text"]},
+    )
 
 `embed` may be a LangChain `Embeddings`, a sync or async function of a list of
 texts, or a provider string (`"openai:text-embedding-3-small"`); without it the
@@ -41,7 +45,9 @@ def _embedder_name(embed: Any) -> str:
     if isinstance(embed, str):
         return embed
     model = getattr(embed, "model", None) or getattr(embed, "model_name", None)
-    kind = embed if callable(embed) and not isinstance(embed, Embeddings) else type(embed)
+    kind = (
+        embed if callable(embed) and not isinstance(embed, Embeddings) else type(embed)
+    )
     name = f"{kind.__module__}.{kind.__qualname__}"
     return f"{name}:{model}" if isinstance(model, str) else name
 
@@ -94,7 +100,11 @@ class SearchIndex:
         with self._lock:
             if self._embeddings is None:
                 embed = self._embed
-                self._embeddings = models.default_embeddings() if embed is None else ensure_embeddings(embed)
+                self._embeddings = (
+                    models.default_embeddings()
+                    if embed is None
+                    else ensure_embeddings(embed)
+                )
             return self._embeddings
 
     def vectors(self) -> VectorIndex:
@@ -104,7 +114,10 @@ class SearchIndex:
             if self._vectors is None:
                 client = self._client or _embedded_chroma(self.directory / CHROMA_DIR)
                 self._vectors = VectorIndex(
-                    client, embeddings, _embedder_name(self._embed), item_fields=self.item_fields
+                    client,
+                    embeddings,
+                    _embedder_name(self._embed),
+                    item_fields=self.item_fields,
                 )
             return self._vectors
 
@@ -153,5 +166,6 @@ def _embedded_chroma(path: Path) -> Any:
     import chromadb
     from chromadb.config import Settings
 
-    return chromadb.PersistentClient(path=str(path), settings=Settings(anonymized_telemetry=False))
-
+    return chromadb.PersistentClient(
+        path=str(path), settings=Settings(anonymized_telemetry=False)
+    )

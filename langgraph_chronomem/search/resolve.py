@@ -25,12 +25,19 @@ from langgraph_chronomem.search.intent import Intent, content_words, parse
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.vectors import VectorIndex
 
-__all__ = ["Candidate", "Resolution", "Resolver", "ResolverConfig", "StageScores", "rrf"]
+__all__ = [
+    "Candidate",
+    "Resolution",
+    "Resolver",
+    "ResolverConfig",
+    "StageScores",
+    "rrf",
+]
 
 
 @dataclass(frozen=True)
 class ResolverConfig:
-    """Knobs of the undo search. The defaults are the measured ones (docs/benchmarks.md).
+    """Knobs of the undo search; the defaults are measured in docs/benchmarks.md.
 
     Attributes:
         rrf_k: Reciprocal Rank Fusion's k0: `score = sum(1 / (k0 + rank))`.
@@ -112,8 +119,8 @@ class Resolution:
 def rrf(rankings: Sequence[Sequence[int]], k: int = 60) -> dict[int, float]:
     """Reciprocal Rank Fusion of ranked lists of ids.
 
-        >>> rrf([[3, 1], [1, 2]], k=60)
-        {3: 0.01639344262295082, 1: 0.03252247488101534, 2: 0.016129032258064516}
+    >>> rrf([[3, 1], [1, 2]], k=60)
+    {3: 0.01639344262295082, 1: 0.03252247488101534, 2: 0.016129032258064516}
     """
     fused: dict[int, float] = {}
     for ranking in rankings:
@@ -122,12 +129,19 @@ def rrf(rankings: Sequence[Sequence[int]], k: int = 60) -> dict[int, float]:
     return fused
 
 
+def _score(scores: StageScores) -> float:
+    """The score the decision compares: the rerank's, or RRF's without a rerank."""
+    return scores.rrf if scores.rerank is None else scores.rerank
+
+
 def _words_in(words: Sequence[str], value: Any) -> int:
     text = render_value(value).lower() if value is not None else ""
     return sum(word in text for word in words)
 
 
-def _still_target(tx: LogTransaction, scope: Namespace, commit: Commit, topic: str) -> int:
+def _still_target(
+    tx: LogTransaction, scope: Namespace, commit: Commit, topic: str
+) -> int:
     """The last version at which the value the topic names still held.
 
     If the commit *set* the value ("created home: Boston"), that is the version
@@ -142,7 +156,11 @@ def _still_target(tx: LogTransaction, scope: Namespace, commit: Commit, topic: s
     change = max(commit.changes, key=affinity, default=None)
     if change is None or _words_in(words, change.old) > _words_in(words, change.new):
         return commit.version - 1
-    later = [h.version for h in tx.history(change.namespace, change.key) if h.version > commit.version]
+    later = [
+        h.version
+        for h in tx.history(change.namespace, change.key)
+        if h.version > commit.version
+    ]
     return min(later) - 1 if later else tx.head(scope)
 
 
@@ -167,7 +185,9 @@ class Resolver:
         self.vectors = vectors
         self.config = config
         self.load_ranker = load_ranker
-        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="chronomem-dense")
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            1, thread_name_prefix="chronomem-dense"
+        )
 
     def close(self) -> None:
         """Stop the worker thread."""
@@ -198,17 +218,28 @@ class Resolver:
         # The dense side embeds while BM25 runs; each takes the log's lock only
         # for its own short reads.
         use = self.config.retrievers
-        dense = self._pool.submit(self._dense, scope, intent) if "dense" in use else None
+        dense = (
+            self._pool.submit(self._dense, scope, intent) if "dense" in use else None
+        )
         lexical = []
         if "bm25" in use:
             with self.engine.transaction(write=False) as tx:
-                lexical = bm25(tx, scope, intent.topic, n=self.config.depth, window=intent.window)
+                lexical = bm25(
+                    tx, scope, intent.topic, n=self.config.depth, window=intent.window
+                )
         similar = dense.result() if dense else []
         if not lexical and (not similar or similar[0][1] < self.config.min_similarity):
-            return replace(base, reason=f"nothing in this memory's history matches {intent.topic!r}")
+            return replace(
+                base,
+                reason=f"nothing in this memory's history matches {intent.topic!r}",
+            )
         with self.engine.transaction(write=False) as tx:
             ranked = self._fuse(
-                tx, scope, intent.topic, [h.version for h in lexical], [v for v, _ in similar]
+                tx,
+                scope,
+                intent.topic,
+                [h.version for h in lexical],
+                [v for v, _ in similar],
             )
             return self._decide(tx, scope, base, ranked, k)
 
@@ -216,7 +247,9 @@ class Resolver:
         index = self.vectors()
         vector = index.embeddings.embed_query(intent.topic)
         index.catch_up(self.engine, items=False)
-        hits = index.query_descriptors(scope, vector, n=self.config.depth, window=intent.window)
+        hits = index.query_descriptors(
+            scope, vector, n=self.config.depth, window=intent.window
+        )
         return [(hit.version, hit.score) for hit in hits]
 
     def _fuse(
@@ -236,7 +269,9 @@ class Resolver:
             commits = tx.log(scope, version=version)
             if commits:
                 scores = StageScores(
-                    bm25_rank=lexical.index(version) + 1 if version in lexical else None,
+                    bm25_rank=lexical.index(version) + 1
+                    if version in lexical
+                    else None,
                     dense_rank=dense.index(version) + 1 if version in dense else None,
                     rrf=fused[version],
                 )
@@ -252,7 +287,9 @@ class Resolver:
 
         query = topic
         passages = [{"id": i, "text": descriptor(c)} for i, (c, _) in enumerate(scored)]
-        results = self.load_ranker().rerank(RerankRequest(query=query, passages=passages))
+        results = self.load_ranker().rerank(
+            RerankRequest(query=query, passages=passages)
+        )
         reranked = []
         for result in results:
             commit, scores = scored[result["id"]]
@@ -272,7 +309,9 @@ class Resolver:
             target = self._target(tx, scope, base.intent, commit)
             if any(c.target == target for c in candidates):
                 continue
-            diff = tuple(tx.diff(scope, base.head, target)) if target != base.head else ()
+            diff = (
+                tuple(tx.diff(scope, base.head, target)) if target != base.head else ()
+            )
             candidates.append(Candidate(target, commit, commit.summary, diff, scores))
             if len(candidates) == k:
                 break
@@ -280,36 +319,46 @@ class Resolver:
             return replace(base, reason="nothing matched")
         first = candidates[0].scores
         second = candidates[1].scores if len(candidates) > 1 else None
-        key = (lambda s: s.rerank) if first.rerank is not None else (lambda s: s.rrf)
-        lead = key(first) - key(second) if second else float("inf")
+        lead = _score(first) - _score(second) if second else float("inf")
         decided = second is None or lead >= self.config.margin
         reason = (
             f"best match leads the next by {lead:.3f}"
             if decided and second
             else "only one match"
             if decided
-            else f"the two best matches are too close to call ({lead:.3f} < {self.config.margin})"
+            else "the two best matches are too close to call "
+            f"({lead:.3f} < {self.config.margin})"
         )
-        return replace(base, candidates=tuple(candidates), decided=decided, reason=reason)
+        return replace(
+            base, candidates=tuple(candidates), decided=decided, reason=reason
+        )
 
-    def _target(self, tx: LogTransaction, scope: Namespace, intent: Intent, commit: Commit) -> int:
+    def _target(
+        self, tx: LogTransaction, scope: Namespace, intent: Intent, commit: Commit
+    ) -> int:
         if intent.kind == "at":
             return commit.version
         if intent.kind == "still":
             return _still_target(tx, scope, commit, intent.topic)
         return commit.version - 1
 
-    def _latest(self, tx: LogTransaction, scope: Namespace, base: Resolution) -> Resolution:
-        """No topic ("undo the last change"): the newest commit, inside the window if any."""
+    def _latest(
+        self, tx: LogTransaction, scope: Namespace, base: Resolution
+    ) -> Resolution:
+        """No topic ("undo the last change"): the newest commit, in any window."""
         window = base.intent.window
-        commits = tx.log(scope, since=window.start if window else None, limit=None if window else 1)
+        commits = tx.log(
+            scope, since=window.start if window else None, limit=None if window else 1
+        )
         commits = [c for c in commits if window is None or c.created_at in window]
         if not commits:
             return replace(base, reason="no change in that time")
         ranked = [(commits[0], StageScores())]
         return self._decide(tx, scope, base, ranked, 1)
 
-    def _redo(self, tx: LogTransaction, scope: Namespace, base: Resolution) -> Resolution:
+    def _redo(
+        self, tx: LogTransaction, scope: Namespace, base: Resolution
+    ) -> Resolution:
         """Redo = undo the last rollback: back to the version it was made on."""
         rollbacks = tx.log(scope, op="rollback", limit=1)
         if not rollbacks:
@@ -318,5 +367,6 @@ class Resolver:
         target = last.version - 1
         diff = tuple(tx.diff(scope, base.head, target))
         candidate = Candidate(target, last, last.summary, diff, StageScores())
-        return replace(base, candidates=(candidate,), decided=True, reason="redo the last rollback")
-
+        return replace(
+            base, candidates=(candidate,), decided=True, reason="redo the last rollback"
+        )

@@ -36,7 +36,9 @@ def search_by_meaning(
     wanted = offset + limit
     ask = max(3 * wanted, 10)
     while True:
-        hits = {(h.namespace, h.key): h for h in index.query_items(prefix, vector, n=ask)}
+        hits = {
+            (h.namespace, h.key): h for h in index.query_items(prefix, vector, n=ask)
+        }
         rows = (
             tx.search(prefix, filter=filter, limit=len(hits), among=list(hits))
             if hits

@@ -15,14 +15,15 @@ trusting it (invariant 2).
     >>> engine = SqliteEngine(tempfile.mkdtemp() + "/log.sqlite3", scope_depth=1)
     >>> with engine.transaction(write=True) as tx:
     ...     _ = tx.commit([Write(("alice",), "city", {"city": "Paris"})], CommitMeta())
-    >>> toy = ensure_embeddings(lambda texts: [[float("Paris" in t), 1.0] for t in texts])
+    >>> toy = ensure_embeddings(lambda ts: [[float("Paris" in t), 1.0] for t in ts])
     >>> client = chromadb.EphemeralClient(Settings(anonymized_telemetry=False))
     >>> index = VectorIndex(client, toy, "toy", item_fields=["city"])
     >>> index.catch_up(engine)  # commits applied
     1
     >>> [hit.version for hit in index.query_descriptors(("alice",), [1.0, 1.0], n=5)]
     [1]
-    >>> [(hit.namespace, hit.key) for hit in index.query_items(("alice",), [1.0, 1.0], n=5)]
+    >>> hits = index.query_items(("alice",), [1.0, 1.0], n=5)
+    >>> [(hit.namespace, hit.key) for hit in hits]
     [(('alice',), 'city')]
 """
 
@@ -80,7 +81,9 @@ def _item_id(namespace: Namespace, key: str) -> str:
 
 def _prefix_filter(prefix: Namespace) -> dict[str, Any] | None:
     """Chroma `where` for "namespace starts with `prefix`", one label at a time."""
-    conditions: list[dict[str, Any]] = [{f"l{i}": label} for i, label in enumerate(prefix)]
+    conditions: list[dict[str, Any]] = [
+        {f"l{i}": label} for i, label in enumerate(prefix)
+    ]
     if not conditions:
         return None
     return conditions[0] if len(conditions) == 1 else {"$and": conditions}
@@ -123,7 +126,9 @@ class VectorIndex:
         self.embeddings = embeddings
         self.embedder = embedder
         self.item_fields = None if item_fields is None else list(item_fields)
-        self._paths = [(f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()]
+        self._paths = [
+            (f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()
+        ]
         self._lock = threading.Lock()
         self.descriptors = self._collection(DESCRIPTORS)
         self.items = self._collection(ITEMS) if item_fields is not None else None
@@ -162,15 +167,22 @@ class VectorIndex:
         texts = []
         for field, path in paths:
             found = get_text_at_path(value, path)
-            texts += [(f"{field}.{i}" if len(found) > 1 else field, t) for i, t in enumerate(found)]
+            texts += [
+                (f"{field}.{i}" if len(found) > 1 else field, t)
+                for i, t in enumerate(found)
+            ]
         return texts
 
-    def embed(self, texts: Sequence[str], known: Mapping[str, list[float]] | None = None) -> list[list[float]]:
+    def embed(
+        self, texts: Sequence[str], known: Mapping[str, list[float]] | None = None
+    ) -> list[list[float]]:
         """Vectors for `texts`, reusing any already computed in `known`."""
         known = dict(known or {})
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
-            known.update(zip(missing, self.embeddings.embed_documents(missing), strict=True))
+            known.update(
+                zip(missing, self.embeddings.embed_documents(missing), strict=True)
+            )
         return [list(known[t]) for t in texts]
 
     # -- catching up with the log ---------------------------------------------
@@ -197,9 +209,13 @@ class VectorIndex:
             if descriptors:
                 with engine.transaction(write=True) as tx:
                     tx.index_descriptors()  # the texts come from the full-text index
-                applied = self._catch_up(engine, DESCRIPTORS, self._apply_descriptors, known)
+                applied = self._catch_up(
+                    engine, DESCRIPTORS, self._apply_descriptors, known
+                )
             if items and self.items is not None:
-                applied = max(applied, self._catch_up(engine, ITEMS, self._apply_items, known))
+                applied = max(
+                    applied, self._catch_up(engine, ITEMS, self._apply_items, known)
+                )
         return applied
 
     def behind(self, engine: SqliteEngine) -> bool:
@@ -220,7 +236,9 @@ class VectorIndex:
             state = ProjectionFeed(tx).state(name)
         for scope in state.rebuild:
             apply(engine, known, scope=scope)
-            state = ProjectionState(state.seq, tuple(s for s in state.rebuild if s != scope))
+            state = ProjectionState(
+                state.seq, tuple(s for s in state.rebuild if s != scope)
+            )
             with engine.transaction(write=True) as tx:
                 ProjectionFeed(tx).save(name, state)
         applied = 0
@@ -278,7 +296,9 @@ class VectorIndex:
         for start in range(0, len(ids), _BATCH):
             part = slice(start, start + _BATCH)
             self.items.upsert(
-                ids=ids[part], embeddings=self.embed(texts[part], known), metadatas=metadatas[part]
+                ids=ids[part],
+                embeddings=self.embed(texts[part], known),
+                metadatas=metadatas[part],
             )
 
     def _apply_descriptors(
@@ -333,7 +353,9 @@ class VectorIndex:
 
     # -- queries --------------------------------------------------------------
 
-    def query_items(self, prefix: Namespace, vector: Sequence[float], *, n: int) -> list[ItemHit]:
+    def query_items(
+        self, prefix: Namespace, vector: Sequence[float], *, n: int
+    ) -> list[ItemHit]:
         """The `n` nearest item vectors under `prefix`, one hit per item, best first."""
         if self.items is None or n <= 0:
             return []
@@ -344,8 +366,12 @@ class VectorIndex:
             include=["metadatas", "distances"],
         )
         best: dict[str, ItemHit] = {}
-        for meta, distance in zip(found["metadatas"][0], found["distances"][0], strict=True):
-            hit = ItemHit(tuple(meta["ns"].split(".")), meta["key"], meta["row"], 1.0 - distance)
+        for meta, distance in zip(
+            found["metadatas"][0], found["distances"][0], strict=True
+        ):
+            hit = ItemHit(
+                tuple(meta["ns"].split(".")), meta["key"], meta["row"], 1.0 - distance
+            )
             if meta["item"] not in best:  # results come best first
                 best[meta["item"]] = hit
         return list(best.values())
@@ -369,6 +395,9 @@ class VectorIndex:
         return [
             DescriptorHit(int(doc_id), meta["version"], 1.0 - distance)
             for doc_id, meta, distance in zip(
-                found["ids"][0], found["metadatas"][0], found["distances"][0], strict=True
+                found["ids"][0],
+                found["metadatas"][0],
+                found["distances"][0],
+                strict=True,
             )
         ]
