@@ -43,7 +43,7 @@ from langgraph_chronomem.engine.types import (
     Write,
 )
 from langgraph_chronomem.ops import ReadPlan, check_ops, check_scope, run_reads
-from langgraph_chronomem.search.index import SearchIndex
+from langgraph_chronomem.search.index import SearchIndex, caller_loop
 from langgraph_chronomem.search.resolve import Resolution, ResolverConfig
 from langgraph_chronomem.ttl import TTLSweeper
 from langgraph_chronomem.undo import UndoMode, UndoResult, apply_undo
@@ -58,17 +58,27 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+async def _off_loop(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """Run sync work in a worker thread, for an async caller.
+
+    `asyncio.to_thread` copies context variables, so `commit_context` and the
+    LangGraph run labels reach the commit; the caller's loop is recorded so an
+    embed function given as `async def` can be awaited on it from the thread.
+    """
+    token = caller_loop.set(asyncio.get_running_loop())
+    try:
+        return await asyncio.to_thread(work, *args, **kwargs)
+    finally:
+        caller_loop.reset(token)
+
+
 def _in_thread(
     method: Callable[Concatenate[ChronoStore, P], T],
 ) -> Callable[Concatenate[ChronoStore, P], Coroutine[Any, Any, T]]:
-    """The async twin of a sync method: the same call, in a worker thread.
-
-    `asyncio.to_thread` copies context variables, so `commit_context` and the
-    LangGraph run labels reach the commit.
-    """
+    """The async twin of a sync method: the same call, off the event loop."""
 
     async def twin(store: ChronoStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await asyncio.to_thread(method, store, *args, **kwargs)
+        return await _off_loop(method, store, *args, **kwargs)
 
     twin.__name__ = twin.__qualname__ = f"a{method.__name__}"
     twin.__doc__ = f"Async `{method.__name__}`: the same call, run in a worker thread."
@@ -208,7 +218,7 @@ class ChronoStore(BaseStore):
             computed = await self._search.embeddings.aembed_documents(distinct)
             known = dict(zip(distinct, computed, strict=True))
         chosen = {i: known[q] for i, q in queries.items()}
-        return await asyncio.to_thread(self._run, ops, writes, known, chosen)
+        return await _off_loop(self._run, ops, writes, known, chosen)
 
     def _to_embed(
         self, ops: list[Op], writes: list[Write]

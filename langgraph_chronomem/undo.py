@@ -89,7 +89,11 @@ def apply_undo(
 
     `mode="rollback"` restores the whole scope to the candidate's target version;
     `mode="revert"` inverts only the matched commit and keeps everything after it.
-    A redo after later writes is always a revert, so those writes survive.
+    Revert applies to "undo X" only: "go back to when X" always rolls back (a
+    revert would undo the very change it names). A redo after later writes is
+    always a revert, so those writes survive. A dry run does the real work in a
+    transaction it then rolls back, so it reports exactly what applying would:
+    the same changes, or the same conflict.
     """
     best = resolution.best
     if best is None:
@@ -100,27 +104,18 @@ def apply_undo(
             f"candidates: {_choices(resolution)}"
         )
         return UndoResult(False, message, resolution)
-    revert = mode == "revert" or (
-        resolution.intent.kind == "redo" and best.commit.version != resolution.head
+    kind = resolution.intent.kind
+    revert = (mode == "revert" and kind == "undo") or (
+        kind == "redo" and best.commit.version != resolution.head
     )
     if not revert and best.target == resolution.head:
-        return UndoResult(
-            False, f"memory is already as it was at v{best.target}", resolution
-        )
-    if dry_run:
-        verb = (
-            f"revert v{best.commit.version}"
-            if revert
-            else f"roll back to v{best.target}"
-        )
-        return UndoResult(
-            False, f"would {verb}: {_listing(best.diff)}", resolution, changes=best.diff
-        )
-    with engine.transaction(write=True) as tx:
-        if tx.head(scope) != resolution.head:
+        message = f"memory is already as it was at v{best.target}"
+        return UndoResult(False, message, resolution)
+    with engine.transaction(write=True, rehearse=dry_run) as tx:
+        if tx.head_seq(scope) != resolution.head_seq:
             message = (
                 "memory changed while the request was being resolved "
-                f"(v{resolution.head} -> v{tx.head(scope)}); ask again"
+                f"(HEAD was v{resolution.head}, is now v{tx.head(scope)}); ask again"
             )
             return UndoResult(False, message, resolution)
         if revert:
@@ -129,6 +124,14 @@ def apply_undo(
             outcome = tx.rollback(scope, best.target, meta)
     if isinstance(outcome, RevertConflict):
         return UndoResult(False, str(outcome), resolution, conflict=outcome)
+    if dry_run:
+        verb = (
+            f"revert v{best.commit.version}"
+            if revert
+            else f"roll back to v{best.target}"
+        )
+        message = f"would {verb}: {_listing(outcome.changes)}"
+        return UndoResult(False, message, resolution, changes=outcome.changes)
     message = _said(outcome, best, resolution)
     return UndoResult(
         True, message, resolution, outcome, outcome.changes, resolution.head

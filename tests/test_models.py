@@ -319,11 +319,30 @@ def test_offline_default_reranker_is_the_named_stand_in(
     assert "NOT an MS MARCO cross-encoder" in caplog.text
 
 
-def test_online_default_is_flashranks_own_model(
-    provisioned: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_online_default_tries_flashranks_own_model_first(
+    provisioned: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """Without CHRONOMEM_OFFLINE the stand-in is never chosen: the default downloads."""
+    """Without CHRONOMEM_OFFLINE the default model is downloaded; only when that
+    fails, and the stand-in is provisioned, is the stand-in used, with a warning."""
     monkeypatch.delenv("CHRONOMEM_OFFLINE", raising=False)
+    models._rankers.clear()
+    with caplog.at_level(logging.WARNING, logger="langgraph_chronomem.models"):
+        ranker = load_ranker(cache_dir=tmp_path)
+    assert ranker is load_ranker(PAIR_SCORER)
+    fallback = [r for r in caplog.records if "instead" in r.getMessage()]
+    assert fallback and TINYBERT in fallback[0].getMessage()
+    assert "NetworkAccessError" in fallback[0].getMessage(), "it tried the hub first"
+
+
+def test_online_default_without_a_stand_in_names_the_fix(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("CHRONOMEM_OFFLINE", raising=False)
+    monkeypatch.setenv("CHRONOMEM_MODELS_DIR", str(tmp_path / "nothing-provisioned"))
+    models._rankers.clear()
     with pytest.raises(ModelUnavailableError, match=TINYBERT) as caught:
         load_ranker(cache_dir=tmp_path)
     assert isinstance(caught.value.__cause__, NetworkAccessError)

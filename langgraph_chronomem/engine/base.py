@@ -162,6 +162,17 @@ class LogTransaction:
         row = self.cur.execute(self.sql.HEAD, (scope_text(scope),)).fetchone()
         return row[0] if row else 0
 
+    def head_seq(self, scope: Namespace) -> int:
+        """The `seq` of the scope's HEAD commit (0 before its first commit).
+
+        Unlike the version number, it is never reused after a reset, so it tells
+        whether HEAD is still the commit something was computed against.
+        """
+        row = self.cur.execute(
+            self.sql.COMMIT_SEQ, (scope_text(scope), self.head(scope))
+        ).fetchone()
+        return row[0] if row else 0
+
     def check_version(self, scope: Namespace, version: int, *, allow_zero: bool) -> int:
         """Validate a version number against the scope's history; return HEAD."""
         if isinstance(version, bool) or not isinstance(version, int):

@@ -126,6 +126,7 @@ class Dialect:
         raise NotImplementedError
 
     HEAD = "SELECT head FROM scopes WHERE scope = ?"
+    COMMIT_SEQ = "SELECT seq FROM commits WHERE scope = ? AND version = ?"
     SET_HEAD = (
         "INSERT INTO scopes (scope, head) VALUES (?, ?) "
         "ON CONFLICT (scope) DO UPDATE SET head = excluded.head"

@@ -63,8 +63,10 @@ MIGRATIONS = [
                 UNIQUE (scope, version)
             )""",
             # One row per item change; see engine/base.py for how validity works.
+            # AUTOINCREMENT: a reset must never hand a deleted row's id to a new
+            # row, or a lagging vector made from the old row would vouch for it.
             """CREATE TABLE items (
-                id INTEGER PRIMARY KEY,
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
                 scope TEXT NOT NULL,
                 version INTEGER NOT NULL,
                 valid_to INTEGER,
@@ -385,11 +387,14 @@ class SqliteEngine:
         return depth
 
     @contextmanager
-    def transaction(self, *, write: bool) -> Iterator[LogTransaction]:
+    def transaction(
+        self, *, write: bool, rehearse: bool = False
+    ) -> Iterator[LogTransaction]:
         """One database transaction; commits on success, rolls back on any error.
 
         Write transactions take SQLite's write lock up front (`BEGIN IMMEDIATE`),
-        so two writers never deadlock upgrading a read.
+        so two writers never deadlock upgrading a read. With `rehearse=True` the
+        transaction is always rolled back: a dry run that does the real work.
         """
         with self._lock:
             self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -403,7 +408,7 @@ class SqliteEngine:
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
-            self.conn.execute("COMMIT")
+            self.conn.execute("ROLLBACK" if rehearse else "COMMIT")
 
     def close(self) -> None:
         """Close the connection. Safe to call twice."""

@@ -19,13 +19,17 @@ descriptors are embedded with the same model, items only when `index` is given.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
+from langgraph.store.base.embed import EmbeddingsLambda
 
 from langgraph_chronomem import models
 from langgraph_chronomem.engine.sqlite import SqliteEngine
@@ -34,9 +38,59 @@ from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
 from langgraph_chronomem.search.vectors import VectorIndex
 
-__all__ = ["SearchIndex"]
+__all__ = ["SearchIndex", "caller_loop"]
+
+logger = logging.getLogger(__name__)
 
 CHROMA_DIR = "chroma"
+
+caller_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
+    "chronomem_caller_loop", default=None
+)
+"""The event loop of the async store call whose worker thread is running."""
+
+
+class _AsyncOnlyEmbeddings(Embeddings):
+    """An `embed` given as an async function, usable from sync code paths.
+
+    Async store calls run their work in a worker thread; there, embedding goes
+    back to the caller's event loop, so such a model serves `arollback` and
+    `aundo` as well as `aput`. A sync call has no loop to go back to.
+    """
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        loop = caller_loop.get()
+        if loop is None:
+            raise ConfigError(
+                "this store's index embeds with an async function: use the store's "
+                "async methods (aput, asearch, arollback, aundo...)"
+            )
+        coroutine = self.inner.aembed_documents(texts)
+        return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
+        return await self.inner.aembed_documents(texts)
+
+    async def aembed_query(self, text: str) -> list[float]:
+        return await self.inner.aembed_query(text)
+
+
+def _embeddings(embed: Any) -> Embeddings:
+    if embed is None:
+        return models.default_embeddings()
+    embeddings = ensure_embeddings(embed)
+    if (
+        isinstance(embeddings, EmbeddingsLambda)
+        and getattr(embeddings, "func", None) is None
+    ):
+        return _AsyncOnlyEmbeddings(embeddings)
+    return embeddings
 
 
 def _embedder_name(embed: Any) -> str:
@@ -99,12 +153,7 @@ class SearchIndex:
         """The embedding model (loaded on first use)."""
         with self._lock:
             if self._embeddings is None:
-                embed = self._embed
-                self._embeddings = (
-                    models.default_embeddings()
-                    if embed is None
-                    else ensure_embeddings(embed)
-                )
+                self._embeddings = _embeddings(self._embed)
             return self._embeddings
 
     def vectors(self) -> VectorIndex:
@@ -147,9 +196,21 @@ class SearchIndex:
         ]
 
     def after_commit(self, known: Mapping[str, list[float]]) -> None:
-        """Bring the item collection up to date after a write."""
-        if self.indexes_items:
+        """Bring the item collection up to date after a write.
+
+        The write has committed whatever happens here: a failure (a model or
+        Chroma error) is logged, not raised, and the next write or open catches
+        up, while reads stay correct because every hit is checked against HEAD.
+        """
+        if not self.indexes_items:
+            return
+        try:
             self.vectors().catch_up(self.engine, descriptors=False, known=known)
+        except Exception:
+            logger.warning(
+                "item vectors lag behind the log; next write or open retries",
+                exc_info=True,
+            )
 
     def heal(self) -> None:
         """On open: apply what a crash kept from the item collection, if anything."""

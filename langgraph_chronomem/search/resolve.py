@@ -11,6 +11,7 @@ explained. The retrieval unit is the commit descriptor, never a snapshot.
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -101,11 +102,15 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Resolution:
-    """The outcome of resolving a request. `decided` means: act on `best`."""
+    """The outcome of resolving a request. `decided` means: act on `best`.
+
+    `head` and `head_seq` identify the HEAD it was resolved against.
+    """
 
     request: str
     intent: Intent
     head: int
+    head_seq: int = 0
     candidates: tuple[Candidate, ...] = ()
     decided: bool = False
     reason: str = ""
@@ -207,7 +212,7 @@ class Resolver:
         intent = parse(request, now=now)
         with self.engine.transaction(write=True) as tx:
             tx.index_descriptors()
-            base = Resolution(request, intent, tx.head(scope))
+            base = Resolution(request, intent, tx.head(scope), tx.head_seq(scope))
         if base.head == 0:
             return replace(base, reason="this memory has no history yet")
         if intent.kind == "redo" or not content_words(intent.topic):
@@ -215,12 +220,14 @@ class Resolver:
                 if intent.kind == "redo":
                     return self._redo(tx, scope, base)
                 return self._latest(tx, scope, base)
-        # The dense side embeds while BM25 runs; each takes the log's lock only
-        # for its own short reads.
+        # The dense side embeds while BM25 runs (each takes the log's lock only
+        # for its own short reads), in this call's context: an async caller's
+        # loop travels with it.
         use = self.config.retrievers
-        dense = (
-            self._pool.submit(self._dense, scope, intent) if "dense" in use else None
-        )
+        dense = None
+        if "dense" in use:
+            context = contextvars.copy_context()
+            dense = self._pool.submit(context.run, self._dense, scope, intent)
         lexical = []
         if "bm25" in use:
             with self.engine.transaction(write=False) as tx:

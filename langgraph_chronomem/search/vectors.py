@@ -130,26 +130,25 @@ class VectorIndex:
             (f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()
         ]
         self._lock = threading.Lock()
+        self._fresh: set[str] = set()  # collections made anew: their marks restart
         self.descriptors = self._collection(DESCRIPTORS)
         self.items = self._collection(ITEMS) if item_fields is not None else None
 
     def _collection(self, name: str) -> Any:
-        metadata = {"embedder": self.embedder}
-        collection = self.client.get_or_create_collection(
+        """Open a collection; make it anew if missing or made by another model."""
+        existing = {c.name for c in self.client.list_collections()}
+        if name in existing:
+            collection = self.client.get_collection(name, embedding_function=None)
+            if (collection.metadata or {}).get("embedder") == self.embedder:
+                return collection
+            self.client.delete_collection(name)
+        self._fresh.add(name)
+        return self.client.create_collection(
             name,
             embedding_function=None,
-            metadata=metadata,
+            metadata={"embedder": self.embedder},
             configuration={"hnsw": {"space": "cosine"}},
         )
-        if (collection.metadata or {}).get("embedder") != self.embedder:
-            self.client.delete_collection(name)  # made by another model: start over
-            collection = self.client.create_collection(
-                name,
-                embedding_function=None,
-                metadata=metadata,
-                configuration={"hnsw": {"space": "cosine"}},
-            )
-        return collection
 
     # -- what gets embedded ---------------------------------------------------
 
@@ -222,6 +221,8 @@ class VectorIndex:
         """Whether the item collection has commits (or a rebuild) still to apply."""
         if self.items is None:
             return False
+        if ITEMS in self._fresh:
+            return True
         with engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
             state = feed.state(ITEMS)
@@ -232,6 +233,10 @@ class VectorIndex:
         return 0 if self.items is None else int(self.items.count())
 
     def _catch_up(self, engine: SqliteEngine, name: str, apply: Any, known: Any) -> int:
+        if name in self._fresh:  # an empty collection has applied nothing yet
+            with engine.transaction(write=True) as tx:
+                ProjectionFeed(tx).save(name, ProjectionState(0))
+            self._fresh.discard(name)
         with engine.transaction(write=False) as tx:
             state = ProjectionFeed(tx).state(name)
         for scope in state.rebuild:
@@ -344,8 +349,6 @@ class VectorIndex:
             for name in (DESCRIPTORS, ITEMS):
                 if name in {c.name for c in self.client.list_collections()}:
                     self.client.delete_collection(name)
-                with engine.transaction(write=True) as tx:
-                    ProjectionFeed(tx).save(name, ProjectionState(0))
             self.descriptors = self._collection(DESCRIPTORS)
             if self.item_fields is not None:
                 self.items = self._collection(ITEMS)
