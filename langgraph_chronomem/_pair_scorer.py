@@ -17,9 +17,10 @@ The three graphs are joined with `onnx.compose.merge_models`. The result has rea
 trained weights and runs through FlashRank's own code, but it is a bi-encoder
 used through a cross-encoder's interface, NOT an MS MARCO cross-encoder.
 
-Only the `onnx` package is needed, and only to build:
+Only the `onnx` package is needed, and only to build
+(`python -m langgraph_chronomem.models provision` calls it):
 
-    >>> build_pair_scorer("encoder.onnx", "pair/model.onnx")  # doctest: +SKIP
+    build_pair_scorer("encoder.onnx", "pair/model.onnx")
 """
 
 from __future__ import annotations

