@@ -27,10 +27,18 @@ from langgraph_chronomem.errors import (
     VersionError,
     VersionNotFound,
 )
+from langgraph_chronomem.search.resolve import Candidate, Resolution, ResolverConfig
 from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.tools import (
+    create_memory_history_tool,
+    create_undo_memory_tool,
+    create_undo_node,
+)
+from langgraph_chronomem.undo import UndoResult
 from langgraph_chronomem.view import StoreView
 
 __all__ = [
+    "Candidate",
     "Change",
     "ChronoStore",
     "ChronomemError",
@@ -41,10 +49,16 @@ __all__ = [
     "InvalidValueError",
     "ItemVersion",
     "ReadOnlyError",
+    "Resolution",
+    "ResolverConfig",
     "RevertConflict",
     "ScopeError",
     "StoreView",
+    "UndoResult",
     "VersionError",
     "VersionNotFound",
     "commit_context",
+    "create_memory_history_tool",
+    "create_undo_memory_tool",
+    "create_undo_node",
 ]

@@ -65,4 +65,9 @@ class ReadOnlyError(ChronomemError, TypeError):
 
 
 class ConfigError(ChronomemError, ValueError):
-    """The store was opened with settings that contradict the stored ones."""
+    """A setting is malformed or contradicts another.
+
+    For example a store opened with another `scope_depth` than it was created
+    with, a namespace template whose keys the run config does not fill, or a
+    tool given no `ChronoStore` to work on.
+    """

@@ -457,11 +457,42 @@ class ChronoStore(BaseStore):
             or, when nothing matched or two matches were too close to call, the
             candidates and no change.
         """
+        resolution = self.resolve(scope, request)
+        return self.apply(scope, resolution, mode=mode, dry_run=dry_run, author=author)
+
+    def apply(
+        self,
+        scope: Sequence[str],
+        resolution: Resolution,
+        *,
+        choice: int | None = None,
+        mode: UndoMode = "rollback",
+        dry_run: bool = False,
+        author: str | None = None,
+    ) -> UndoResult:
+        """Apply a resolution: its decided best candidate, or the one a person chose.
+
+        Nothing is applied if HEAD moved since the resolution was made.
+
+        Args:
+            scope: The scope the resolution was made in.
+            resolution: What `resolve` returned.
+            choice: A position in `resolution.candidates`, applied even when the
+                resolver did not decide; `None` applies only a decided best.
+            mode: `rollback` or `revert`, as in `undo`.
+            dry_run: Report what would change, change nothing.
+            author: Who chose (recorded on the commit).
+        """
         sc = check_scope(scope, self.scope_depth)
-        resolution = self._search.resolver().resolve(sc, request)
-        meta = self._meta(author, f"undo: {request}")
+        meta = self._meta(author, f"undo: {resolution.request}")
         result = apply_undo(
-            self._engine, sc, resolution, mode=mode, dry_run=dry_run, meta=meta
+            self._engine,
+            sc,
+            resolution,
+            mode=mode,
+            dry_run=dry_run,
+            meta=meta,
+            choice=choice,
         )
         if result.applied:
             self._search.after_commit({})
@@ -489,6 +520,7 @@ class ChronoStore(BaseStore):
     areset = _in_thread(reset)
     aresolve = _in_thread(resolve)
     aundo = _in_thread(undo)
+    aapply = _in_thread(apply)
     areindex = _in_thread(reindex)
 
     # -- TTL -------------------------------------------------------------------

@@ -84,8 +84,9 @@ def apply_undo(
     mode: UndoMode,
     dry_run: bool,
     meta: CommitMeta,
+    choice: int | None = None,
 ) -> UndoResult:
-    """Apply the resolver's decision, if it made one.
+    """Apply the resolver's decision, if it made one, or the candidate a person chose.
 
     `mode="rollback"` restores the whole scope to the candidate's target version;
     `mode="revert"` inverts only the matched commit and keeps everything after it.
@@ -93,17 +94,26 @@ def apply_undo(
     revert would undo the very change it names). A redo after later writes is
     always a revert, so those writes survive. A dry run does the real work in a
     transaction it then rolls back, so it reports exactly what applying would:
-    the same changes, or the same conflict.
+    the same changes, or the same conflict. `choice` is a position in
+    `resolution.candidates`, applied whether or not the resolver decided.
     """
     best = resolution.best
-    if best is None:
+    if choice is not None:
+        if not 0 <= choice < len(resolution.candidates):
+            count = len(resolution.candidates)
+            message = f"there is no candidate {choice}; there are {count}"
+            return UndoResult(False, message, resolution)
+        best = resolution.candidates[choice]
+    elif best is None:
         return UndoResult(False, resolution.reason or "nothing matched", resolution)
-    if not resolution.decided:
+    elif not resolution.decided:
         message = (
             f"not sure which change you mean ({resolution.reason}); "
             f"candidates: {_choices(resolution)}"
         )
         return UndoResult(False, message, resolution)
+    if best is None:
+        return UndoResult(False, resolution.reason or "nothing matched", resolution)
     kind = resolution.intent.kind
     revert = (mode == "revert" and kind == "undo") or (
         kind == "redo" and best.commit.version != resolution.head

@@ -144,6 +144,30 @@ def _words_in(words: Sequence[str], value: Any) -> int:
     return sum(word in text for word in words)
 
 
+def _named_change(commit: Commit, topic: str) -> tuple[Change | None, bool]:
+    """The change of `commit` the topic names, and whether it names its old value.
+
+    "Boston" in "back to when I lived in Boston" names the old side of
+    "home: Boston -> NYC" and the new side of "created home: Boston".
+    """
+    words = content_words(topic)
+
+    def affinity(change: Change) -> int:
+        return max(_words_in(words, change.new), _words_in(words, change.old))
+
+    change = max(commit.changes, key=affinity, default=None)
+    if change is None:
+        return None, False
+    return change, _words_in(words, change.old) > _words_in(words, change.new)
+
+
+def _at_target(commit: Commit, topic: str) -> int:
+    """ "Go back to when X": the version at the commit, or just before it when the
+    commit is the one that changed X away."""
+    _, names_old = _named_change(commit, topic)
+    return commit.version - 1 if names_old else commit.version
+
+
 def _still_target(
     tx: LogTransaction, scope: Namespace, commit: Commit, topic: str
 ) -> int:
@@ -153,13 +177,8 @@ def _still_target(
     before the item next changed (HEAD if it never did); if the commit changed
     the value *away* ("Boston -> NYC"), it is the version before the commit.
     """
-    words = content_words(topic)
-
-    def affinity(change: Change) -> int:
-        return max(_words_in(words, change.new), _words_in(words, change.old))
-
-    change = max(commit.changes, key=affinity, default=None)
-    if change is None or _words_in(words, change.old) > _words_in(words, change.new):
+    change, names_old = _named_change(commit, topic)
+    if change is None or names_old:
         return commit.version - 1
     later = [
         h.version
@@ -344,7 +363,7 @@ class Resolver:
         self, tx: LogTransaction, scope: Namespace, intent: Intent, commit: Commit
     ) -> int:
         if intent.kind == "at":
-            return commit.version
+            return _at_target(commit, intent.topic)
         if intent.kind == "still":
             return _still_target(tx, scope, commit, intent.topic)
         return commit.version - 1
@@ -366,14 +385,16 @@ class Resolver:
     def _redo(
         self, tx: LogTransaction, scope: Namespace, base: Resolution
     ) -> Resolution:
-        """Redo = undo the last rollback: back to the version it was made on."""
-        rollbacks = tx.log(scope, op="rollback", limit=1)
-        if not rollbacks:
-            return replace(base, reason="there is no rollback to redo")
-        last = rollbacks[0]
+        """Redo = undo the last undo (a rollback or a revert): back to the version
+        it was made on; applying it reverts that commit when later ones exist."""
+        undos = [
+            c for op in ("rollback", "revert") for c in tx.log(scope, op=op, limit=1)
+        ]
+        if not undos:
+            return replace(base, reason="there is no rollback or revert to redo")
+        last = max(undos, key=lambda c: c.version)
         target = last.version - 1
         diff = tuple(tx.diff(scope, base.head, target))
         candidate = Candidate(target, last, last.summary, diff, StageScores())
-        return replace(
-            base, candidates=(candidate,), decided=True, reason="redo the last rollback"
-        )
+        reason = f"redo: undo v{last.version} ({last.op})"
+        return replace(base, candidates=(candidate,), decided=True, reason=reason)
