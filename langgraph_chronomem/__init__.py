@@ -9,7 +9,9 @@
 >>> store.close()
 """
 
+from langgraph_chronomem.checkpoint import ChronoCheckpointer
 from langgraph_chronomem.context import commit_context
+from langgraph_chronomem.deployment import open_chronomem, shared_chronomem
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -40,6 +42,7 @@ from langgraph_chronomem.view import StoreView
 __all__ = [
     "Candidate",
     "Change",
+    "ChronoCheckpointer",
     "ChronoStore",
     "ChronomemError",
     "Commit",
@@ -61,4 +64,6 @@ __all__ = [
     "create_memory_history_tool",
     "create_undo_memory_tool",
     "create_undo_node",
+    "open_chronomem",
+    "shared_chronomem",
 ]

@@ -22,12 +22,9 @@ In a graph the tools find the store through LangGraph's `ToolRuntime`.
 from __future__ import annotations
 
 import asyncio
-import string
 from collections.abc import Callable, Mapping, Sequence
 from typing import Annotated, Any
 
-from langchain_core.runnables import RunnableConfig
-from langchain_core.runnables.config import ensure_config
 from langchain_core.tools import StructuredTool
 from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.runtime import get_runtime
@@ -36,6 +33,7 @@ from langgraph.types import interrupt
 from langgraph_chronomem.engine.describe import describe_change
 from langgraph_chronomem.engine.types import Change, Commit, RevertConflict
 from langgraph_chronomem.errors import ConfigError, ScopeError
+from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.search.resolve import Candidate, Resolution
 from langgraph_chronomem.store import ChronoStore
 from langgraph_chronomem.undo import UndoMode
@@ -60,72 +58,6 @@ _HISTORY = (
 _RESUME = "resume with a candidate index, a version like 'v2', or 'cancel'"
 _CHOICE = {"type": ["integer", "string"]}  # shown to clients to render a form
 _RESUME_SCHEMA = {"anyOf": [_CHOICE, {"properties": {"choice": _CHOICE}}]}
-
-
-class NamespaceTemplate:
-    """A namespace whose `{placeholders}` are filled in on every call.
-
-    Values come from the run config's `configurable`, else from the graph's
-    context (a mapping or an object with attributes). Each must be a non-empty
-    string without dots, so no value can reach into another namespace.
-
-        >>> template = NamespaceTemplate(("memories", "{user_id}"))
-        >>> template({"configurable": {"user_id": "alice"}})
-        ('memories', 'alice')
-        >>> template({"configurable": {"thread_id": "t1"}})
-        Traceback (most recent call last):
-        ...
-        langgraph_chronomem.errors.ConfigError: namespace ('memories', '{user_id}') needs 'user_id' in the run's configurable or context; available: thread_id
-
-    Raises:
-        ConfigError: For a malformed template (at creation), or a missing or
-            invalid value (when filled).
-    """  # noqa: E501
-
-    def __init__(self, template: Sequence[str]) -> None:
-        if isinstance(template, str) or not template:
-            raise ConfigError(f"a namespace is a tuple of labels, not {template!r}")
-        self.template = tuple(template)
-        self.keys: dict[str, int] = {}  # placeholder -> the first label holding it
-        for index, label in enumerate(self.template):
-            try:
-                parsed = list(string.Formatter().parse(label))
-            except (TypeError, ValueError) as error:
-                raise ConfigError(f"bad namespace label {label!r}: {error}") from error
-            for _, key, spec, conversion in parsed:
-                if key is not None and (not key.isidentifier() or spec or conversion):
-                    raise ConfigError(f"bad placeholder in {label!r}: use '{{name}}'")
-                if key is not None:
-                    self.keys.setdefault(key, index)
-
-    def __call__(
-        self, config: RunnableConfig | None = None, context: Any = None
-    ) -> tuple[str, ...]:
-        """The namespace for this run (`config` defaults to the current run's)."""
-        configurable = (config or ensure_config()).get("configurable") or {}
-        # The graph's context: a mapping, or an object (dataclass, pydantic model).
-        from_context = (
-            context
-            if isinstance(context, Mapping)
-            else getattr(context, "__dict__", {})
-        )
-        values: dict[str, str] = {}
-        for key in self.keys:
-            value = configurable.get(key, from_context.get(key))
-            if value is None:
-                known = [*configurable, *from_context]
-                available = sorted(str(k) for k in known if not str(k).startswith("_"))
-                raise ConfigError(
-                    f"namespace {self.template} needs {key!r} in the run's configurable"
-                    f" or context; available: {', '.join(available) or 'none'}"
-                )
-            if not isinstance(value, str) or not value or "." in value:
-                raise ConfigError(
-                    f"namespace value {key}={value!r} must be a non-empty string "
-                    "without '.'"
-                )
-            values[key] = value
-        return tuple(label.format_map(values) for label in self.template)
 
 
 def _locate(

@@ -410,6 +410,12 @@ class SqliteEngine:
                 raise
             self.conn.execute("ROLLBACK" if rehearse else "COMMIT")
 
+    def migrate(self, steps: Sequence[migrations.Migration]) -> list[str]:
+        """Apply another component's named migrations (the checkpointer's) on
+        this connection, under its lock. Returns the names applied."""
+        with self._lock:
+            return migrations.apply(self.conn, steps)
+
     def close(self) -> None:
         """Close the connection. Safe to call twice."""
         with self._lock:

@@ -1,0 +1,101 @@
+"""Serve a graph on the LangGraph server with langgraph-chronomem as its store and
+checkpointer: memory with history, and time travel that keeps memory in step.
+
+`langgraph.json` beside this file declares all three (run `langgraph dev` here):
+
+    {
+      "dependencies": [".."],
+      "graphs": {"memory_agent": "./server_graph.py:graph"},
+      "store": {"path": "./server_graph.py:make_store"},
+      "checkpointer": {"path": "./server_graph.py:make_checkpointer"}
+    }
+
+`store.path` and `checkpointer.path` name "file.py:attribute" (or "package.module.
+attribute"), and the attribute is a function decorated with `@asynccontextmanager`
+that yields the object: the server calls and enters it at startup and exits it at
+shutdown. (Custom stores and checkpointers are alpha in LangGraph's server; it
+then skips its own store TTL sweeper and Postgres checkpoints.)
+
+The server imports each path as its own module, the store's under a random
+module name, so the two factories cannot share this module's globals.
+`shared_chronomem` keeps one open store and checkpointer per directory for the
+whole process instead: whichever factory runs first opens them, both get the same
+pair (one SQLite file, one connection, one lock), and the last exit closes them.
+
+The data lives in `$CHRONOMEM_PATH` (default `.chronomem`, relative to where the
+server runs). Each run names its user, so memory is per user and time travel
+knows whose memory to rewind:
+
+    client.runs.wait(thread_id, "memory_agent", input={"note": "I moved to Paris"},
+                     config={"configurable": {"user_id": "alice"}})
+
+The graph needs no model: `recall` lists the user's notes, then `remember` adds
+the run's note. Replaying a thread from an earlier checkpoint (the Studio's
+"fork", or `runs.create` with a `checkpoint_id`) rolls that user's notes back to
+what they were there, as an undoable commit, before `recall` runs again.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, TypedDict
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END, START, StateGraph
+from langgraph.store.base import BaseStore
+
+from langgraph_chronomem import ChronoCheckpointer, ChronoStore, shared_chronomem
+
+
+def _settings() -> dict[str, Any]:
+    """Where the data lives, and one timeline per user: ("memories", user_id)."""
+    return {"path": os.environ.get("CHRONOMEM_PATH", ".chronomem"), "scope_depth": 2}
+
+
+@asynccontextmanager
+async def make_store() -> AsyncIterator[ChronoStore]:
+    """The server's long-term memory store (`store.path` in langgraph.json)."""
+    async with shared_chronomem(**_settings()) as (store, _):
+        yield store
+
+
+@asynccontextmanager
+async def make_checkpointer() -> AsyncIterator[ChronoCheckpointer]:
+    """The server's checkpointer (`checkpointer.path`), on the store's database."""
+    async with shared_chronomem(**_settings()) as (_, checkpointer):
+        yield checkpointer
+
+
+class Note(TypedDict, total=False):
+    note: str
+    recalled: list[str]
+
+
+def _notes(config: RunnableConfig) -> tuple[str, str]:
+    return ("memories", config["configurable"]["user_id"])
+
+
+async def recall(state: Note, config: RunnableConfig, *, store: BaseStore) -> Note:
+    """What we remember about this user, before this run's note."""
+    found = await store.asearch(_notes(config), limit=100)
+    return {"recalled": sorted(item.value["text"] for item in found)}
+
+
+async def remember(state: Note, config: RunnableConfig, *, store: BaseStore) -> Note:
+    """Keep this run's note."""
+    await store.aput(_notes(config), state["note"], {"text": state["note"]})
+    return {}
+
+
+# Compiled without a store or checkpointer: the server attaches its own.
+graph = (
+    StateGraph(Note)
+    .add_node(recall)
+    .add_node(remember)
+    .add_edge(START, "recall")
+    .add_edge("recall", "remember")
+    .add_edge("remember", END)
+    .compile()
+)

@@ -1,0 +1,422 @@
+"""The checkpointer's SQL in one place: tables, named migrations, queries, and the
+reads that take several statements.
+
+The tables follow LangGraph's `SqliteSaver` (checkpoints, and the pending writes
+of their tasks), with metadata kept as JSON text so SQLite's JSON functions can
+filter on it. They live in the store's own database file, next to the versioned
+log, created by the engine's named-migration runner under their own names:
+
+    >>> [m.name for m in MIGRATIONS]
+    ['checkpoint_0001_tables']
+
+`ChronoCheckpointer` holds no SQL text: it calls the functions here with a cursor
+inside one of the engine's transactions.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, cast
+
+from langgraph_chronomem.engine.base import chunks
+from langgraph_chronomem.engine.migrations import Migration
+from langgraph_chronomem.engine.sql import Cursor, Statement
+from langgraph_chronomem.errors import InvalidFilterError
+
+__all__ = [
+    "MIGRATIONS",
+    "SEQ_KEY",
+    "Row",
+    "canonical_json",
+    "channel_writes",
+    "list_page",
+    "metadata_filter",
+    "stamp",
+    "walk",
+]
+
+SEQ_KEY = "chronomem_seq"  # the metadata key holding a checkpoint's memory position
+
+# thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, blob, metadata
+Row = tuple[str, str, str, "str | None", str, bytes, str]
+Loads = Callable[[tuple[str, bytes]], Any]
+
+MIGRATIONS = [
+    Migration(
+        "checkpoint_0001_tables",
+        (
+            """CREATE TABLE checkpoints (
+                thread_id TEXT NOT NULL,
+                checkpoint_ns TEXT NOT NULL DEFAULT '',
+                checkpoint_id TEXT NOT NULL,
+                parent_checkpoint_id TEXT,
+                type TEXT,
+                checkpoint BLOB,
+                metadata TEXT NOT NULL,
+                PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+            )""",
+            """CREATE TABLE checkpoint_writes (
+                thread_id TEXT NOT NULL,
+                checkpoint_ns TEXT NOT NULL DEFAULT '',
+                checkpoint_id TEXT NOT NULL,
+                task_id TEXT NOT NULL,
+                task_path TEXT NOT NULL DEFAULT '',
+                idx INTEGER NOT NULL,
+                channel TEXT NOT NULL,
+                type TEXT,
+                value BLOB,
+                PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+            )""",
+            # `delete_for_runs` finds a run's checkpoints without a scan.
+            """CREATE INDEX checkpoints_by_run
+                ON checkpoints (json_extract(metadata, '$.run_id'))""",
+            # A thread's memory commits in log order, where `stamp` cuts.
+            """CREATE INDEX commits_by_thread
+                ON commits (json_extract(labels, '$.thread_id'), seq)""",
+        ),
+    ),
+]
+
+_COLUMNS = (
+    "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, "
+    "checkpoint, metadata"
+)
+_WRITE_COLUMNS = (
+    "thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
+    "type, value"
+)
+
+# -- checkpoints --------------------------------------------------------------
+
+CHECKPOINT = (
+    f"SELECT {_COLUMNS} FROM checkpoints "
+    "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
+)
+LATEST = (
+    f"SELECT {_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? "
+    "ORDER BY checkpoint_id DESC LIMIT 1"
+)
+LATEST_ID = (
+    "SELECT MAX(checkpoint_id) FROM checkpoints "
+    "WHERE thread_id = ? AND checkpoint_ns = ?"
+)
+LATEST_PER_NAMESPACE = (
+    "SELECT checkpoint_ns, MAX(checkpoint_id) FROM checkpoints "
+    "WHERE thread_id = ? GROUP BY checkpoint_ns"
+)
+STAMP = (
+    f"SELECT json_extract(metadata, '$.{SEQ_KEY}') FROM checkpoints "
+    "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
+)
+UPSERT = f"INSERT OR REPLACE INTO checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+
+# The parent chain of one checkpoint, target first, then nearest ancestor first.
+# `CROSS JOIN` keeps `chain` outside, so each step is one primary-key lookup. A
+# re-put id can close the chain into a loop: `walk` stops on a repeated id, and
+# SQLite computes recursive rows only as they are read.
+ANCESTORS = (
+    "WITH RECURSIVE chain(checkpoint_id, parent_checkpoint_id, type, checkpoint) AS ("
+    "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint FROM checkpoints "
+    "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
+    "UNION ALL "
+    "SELECT c.checkpoint_id, c.parent_checkpoint_id, c.type, c.checkpoint "
+    "FROM chain CROSS JOIN checkpoints AS c "
+    "ON c.checkpoint_id = chain.parent_checkpoint_id "
+    "WHERE c.thread_id = ? AND c.checkpoint_ns = ?"
+    ") SELECT checkpoint_id, type, checkpoint FROM chain"
+)
+
+
+def row(cur: Cursor, thread_id: str, ns: str, checkpoint_id: str | None) -> Row | None:
+    """One checkpoint row: the one named, else the latest of the namespace."""
+    if checkpoint_id:
+        found = cur.execute(CHECKPOINT, (thread_id, ns, checkpoint_id)).fetchone()
+    else:
+        found = cur.execute(LATEST, (thread_id, ns)).fetchone()
+    return cast("Row | None", found)
+
+
+def latest_id(cur: Cursor, thread_id: str, ns: str) -> str | None:
+    """The id of the namespace's latest checkpoint (ids are time-ordered)."""
+    return cast("str | None", cur.execute(LATEST_ID, (thread_id, ns)).fetchone()[0])
+
+
+# -- pending writes -----------------------------------------------------------
+
+# In `writes_sort_key` order, (task_path, task_id, idx): SQLite compares TEXT
+# byte by byte, and UTF-8 byte order is code point order, as in Python.
+WRITES = (
+    "SELECT task_id, channel, type, value FROM checkpoint_writes "
+    "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
+    "ORDER BY task_path, task_id, idx"
+)
+# Special channels (errors, interrupts…) replace; a retried task's regular
+# writes keep the first copy, as in LangGraph's savers.
+REPLACE_WRITE = (
+    f"INSERT OR REPLACE INTO checkpoint_writes ({_WRITE_COLUMNS}) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+KEEP_WRITE = REPLACE_WRITE.replace("OR REPLACE", "OR IGNORE")
+
+
+def channel_writes(
+    cur: Cursor, thread_id: str, ns: str, channel: str, checkpoint_ids: Sequence[str]
+) -> list[tuple[str, str, str, bytes]]:
+    """One channel's writes at the given checkpoints: (checkpoint_id, task_id,
+    type, value), each checkpoint's in `writes_sort_key` order."""
+    found = []
+    for chunk in chunks(checkpoint_ids):
+        found += cur.execute(
+            "SELECT checkpoint_id, task_id, type, value FROM checkpoint_writes "
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? "
+            f"AND checkpoint_id IN ({','.join('?' * len(chunk))}) "
+            "ORDER BY task_path, task_id, idx",
+            (thread_id, ns, channel, *chunk),
+        ).fetchall()
+    return found
+
+
+def walk(
+    cur: Cursor,
+    loads: Loads,
+    thread_id: str,
+    ns: str,
+    target: str,
+    channels: Sequence[str],
+) -> tuple[dict[str, list[str]], dict[str, Any]]:
+    """Walk `target`'s parents, per channel, to the nearest stored value.
+
+    Returns each channel's ancestors visited (nearest first; the one holding
+    the value included) and the values found (the seeds). Each ancestor is
+    decoded once, whatever the number of channels.
+    """
+    chains: dict[str, list[str]] = {channel: [] for channel in channels}
+    seeds: dict[str, Any] = {}
+    active = set(channels)
+    walked: set[str] = set()
+    rows = cur.execute(ANCESTORS, (thread_id, ns, target, thread_id, ns))
+    for checkpoint_id, kind, blob in rows:
+        if not walked:  # the target itself: its writes are still pending
+            walked.add(checkpoint_id)
+            continue
+        if not active or checkpoint_id in walked:
+            break
+        walked.add(checkpoint_id)
+        for channel in active:
+            chains[channel].append(checkpoint_id)
+        values = loads((kind, blob)).get("channel_values") or {}
+        for channel in [c for c in active if c in values]:
+            seeds[channel] = values[channel]
+            active.discard(channel)
+    return chains, seeds
+
+
+# -- whole threads ------------------------------------------------------------
+
+DELETE_THREAD = (
+    "DELETE FROM checkpoints WHERE thread_id = ?",
+    "DELETE FROM checkpoint_writes WHERE thread_id = ?",
+)
+COPY_THREAD = (
+    f"INSERT OR REPLACE INTO checkpoints ({_COLUMNS}) SELECT ?, checkpoint_ns, "
+    "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
+    "FROM checkpoints WHERE thread_id = ?",
+    f"INSERT OR REPLACE INTO checkpoint_writes ({_WRITE_COLUMNS}) SELECT ?, "
+    "checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value "
+    "FROM checkpoint_writes WHERE thread_id = ?",
+)
+
+
+def delete_runs(cur: Cursor, run_ids: Sequence[str]) -> None:
+    """Delete the checkpoints of these runs (`metadata.run_id`) and their writes."""
+    for chunk in chunks(run_ids):
+        runs = f"json_extract(metadata, '$.run_id') IN ({','.join('?' * len(chunk))})"
+        cur.execute(
+            "DELETE FROM checkpoint_writes WHERE (thread_id, checkpoint_ns, "
+            "checkpoint_id) IN (SELECT thread_id, checkpoint_ns, checkpoint_id "
+            f"FROM checkpoints WHERE {runs})",
+            tuple(chunk),
+        )
+        cur.execute(f"DELETE FROM checkpoints WHERE {runs}", tuple(chunk))
+
+
+def keep_latest(cur: Cursor, loads: Loads, thread_id: str) -> None:
+    """Keep each namespace's latest checkpoint, and what its delta channels need.
+
+    A `DeltaChannel` that has not snapshotted at the latest checkpoint
+    (`counters_since_delta_snapshot`) is rebuilt from its ancestors' writes back
+    to the nearest stored value, so those ancestors and their writes stay.
+    """
+    for ns, latest in cur.execute(LATEST_PER_NAMESPACE, (thread_id,)).fetchall():
+        metadata = json.loads(
+            cur.execute(CHECKPOINT, (thread_id, ns, latest)).fetchone()[6]
+        )
+        pending = list(metadata.get("counters_since_delta_snapshot") or {})
+        chains, _ = walk(cur, loads, thread_id, ns, latest, pending)
+        keep = list(
+            dict.fromkeys([latest, *(c for chain in chains.values() for c in chain)])
+        )
+        where = (
+            "thread_id = ? AND checkpoint_ns = ? "
+            f"AND checkpoint_id NOT IN ({','.join('?' * len(keep))})"
+        )
+        for table in ("checkpoints", "checkpoint_writes"):
+            cur.execute(f"DELETE FROM {table} WHERE {where}", (thread_id, ns, *keep))
+
+
+# -- memory positions ---------------------------------------------------------
+
+LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
+# The first commit by a task of this thread that ran from checkpoint `id` or a
+# later one. Checkpoint ids are time-ordered (uuid6), so that commit came after
+# the checkpoint was made, even when LangGraph saved the checkpoint later.
+FIRST_COMMIT_FROM = (
+    "SELECT MIN(seq) FROM commits WHERE json_extract(labels, '$.thread_id') = ? "
+    "AND seq > ? AND json_extract(labels, '$.checkpoint_id') >= ?"
+)
+# Versions grow with seq inside a scope: this reads only versions after `seq`.
+VERSION_AT = (
+    "SELECT version FROM commits WHERE scope = ? AND seq <= ? "
+    "ORDER BY version DESC LIMIT 1"
+)
+
+
+def stamp(cur: Cursor, thread_id: str, checkpoint_id: str, after: int) -> int:
+    """The last memory commit before checkpoint `checkpoint_id`'s tasks wrote.
+
+    LangGraph saves checkpoints in the background, so a node may have written
+    memory before its checkpoint is put. Its commits carry the thread and the
+    checkpoint they ran from, and the cut falls just before the first one from
+    this checkpoint or a later one; none can precede `after`, the parent's stamp.
+    """
+    (last,) = cur.execute(LAST_SEQ).fetchone()
+    (first,) = cur.execute(
+        FIRST_COMMIT_FROM, (thread_id, after, checkpoint_id)
+    ).fetchone()
+    return int(last if first is None else first - 1)
+
+
+def version_at(cur: Cursor, scope: str, seq: int) -> int:
+    """The version a scope (as stored text) had after commit `seq`; 0 before any."""
+    found = cur.execute(VERSION_AT, (scope, seq)).fetchone()
+    return int(found[0]) if found else 0
+
+
+# -- list ---------------------------------------------------------------------
+
+
+def canonical_json(value: Any) -> str:
+    """JSON as metadata is stored: sorted keys, no spaces, no NaN.
+
+    SQLite's `json_extract` returns objects and arrays in this minified form, so
+    equal values compare equal as text.
+
+    Raises:
+        TypeError, ValueError: For a value JSON cannot hold.
+    """
+    return json.dumps(
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+
+
+def _path(key: str) -> str:
+    """A top-level metadata key as a JSON path (a bound parameter, never SQL)."""
+    if (
+        not isinstance(key, str)
+        or not key
+        or '"' in key
+        or any(ord(c) < 32 for c in key)
+    ):
+        raise InvalidFilterError(
+            f"invalid metadata filter key {key!r}: use a non-empty key without "
+            "quotes or control characters, e.g. 'source'"
+        )
+    return f'$."{key}"'
+
+
+def metadata_filter(filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    """SQL conditions matching metadata whose top-level keys equal the values.
+
+    Equality respects JSON types, like `==` on the decoded metadata except that
+    `True` never matches `1`; `None` also matches a missing key:
+
+        >>> metadata_filter({"source": "loop"})[0]
+        ["json_type(metadata, ?) IN ('text') AND json_extract(metadata, ?) = ?"]
+
+    Raises:
+        InvalidFilterError: For an unsafe key or a value that is not JSON.
+    """
+    conditions: list[str] = []
+    params: list[Any] = []
+    for key, value in filter.items():
+        path = _path(key)
+        if value is None:
+            conditions.append("COALESCE(json_type(metadata, ?), 'null') = 'null'")
+            params.append(path)
+            continue
+        if isinstance(value, bool):
+            conditions.append("json_type(metadata, ?) = ?")
+            params += [path, "true" if value else "false"]
+            continue
+        operand: Any = value
+        if isinstance(value, (int, float)):
+            kinds = "'integer', 'real'"
+        elif isinstance(value, str):
+            kinds = "'text'"
+        elif isinstance(value, (list, tuple, Mapping)):
+            kinds, operand = "'array', 'object'", canonical_json(value)
+        else:
+            raise InvalidFilterError(f"cannot filter metadata {key!r} by {value!r}")
+        conditions.append(
+            f"json_type(metadata, ?) IN ({kinds}) AND json_extract(metadata, ?) = ?"
+        )
+        params += [path, path, operand]
+    return conditions, params
+
+
+def list_page(
+    *,
+    thread_id: str | None,
+    checkpoint_ns: str | None,
+    checkpoint_id: str | None,
+    filter: Mapping[str, Any] | None,
+    before: str | None,
+    after_key: Sequence[str] | None,
+    limit: int,
+) -> Statement:
+    """One page of `list`, newest first.
+
+    `after_key` is the previous page's last row as (checkpoint_id, thread_id,
+    checkpoint_ns); this page continues below it.
+    """
+    conditions: list[str] = []
+    params: list[Any] = []
+    for column, value in (
+        ("thread_id", thread_id),
+        ("checkpoint_ns", checkpoint_ns),
+        ("checkpoint_id", checkpoint_id),
+    ):
+        if value is not None:
+            conditions.append(f"{column} = ?")
+            params.append(value)
+    if filter:
+        more, more_params = metadata_filter(filter)
+        conditions += more
+        params += more_params
+    if before is not None:
+        conditions.append("checkpoint_id < ?")
+        params.append(before)
+    if after_key is not None:
+        conditions.append("(checkpoint_id, thread_id, checkpoint_ns) < (?, ?, ?)")
+        params += list(after_key)
+    where = f"WHERE {' AND '.join(conditions)} " if conditions else ""
+    return Statement(
+        f"SELECT {_COLUMNS} FROM checkpoints {where}"
+        "ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT ?",
+        (*params, limit),
+    )

@@ -1,0 +1,609 @@
+"""`ChronoCheckpointer`: LangGraph checkpoints kept in step with memory.
+
+Checkpoints live in the same SQLite file as the versioned memory log, and every
+checkpoint records where memory stood (`metadata["chronomem_seq"]`). When a thread
+travels back in time (a replay or a fork from an earlier checkpoint), the thread's
+memory scope is rolled back to the version it had there, before any replayed node
+reads it, so the replay sees what the original run saw:
+
+    >>> import tempfile
+    >>> from typing_extensions import TypedDict
+    >>> from langgraph.graph import START, StateGraph
+    >>> class State(TypedDict):
+    ...     seen: list
+    >>> def recall(state, config, *, store):
+    ...     me = ("memories", config["configurable"]["user_id"])
+    ...     seen = sorted(item.key for item in store.search(me))
+    ...     store.put(me, f"fact{len(seen) + 1}", {"n": len(seen) + 1})
+    ...     return {"seen": seen}
+    >>> store, checkpointer = open_chronomem(tempfile.mkdtemp(), scope_depth=2)
+    >>> graph = (
+    ...     StateGraph(State).add_node(recall).add_edge(START, "recall")
+    ...     .compile(checkpointer=checkpointer, store=store)
+    ... )
+    >>> config = {"configurable": {"thread_id": "t1", "user_id": "alice"}}
+    >>> graph.invoke({"seen": []}, config)["seen"]
+    []
+    >>> graph.invoke({"seen": []}, config)["seen"]
+    ['fact1']
+    >>> history = graph.get_state_history(config)
+    >>> turn2 = next(s for s in history if s.next == ("recall",))
+    >>> past = turn2.config["configurable"]
+    >>> replay = {"configurable": {**config["configurable"], **past}}
+    >>> graph.invoke(None, replay)["seen"]  # sees memory as turn 2 did
+    ['fact1']
+    >>> [(c.op, c.author) for c in store.log(("memories", "alice"))]
+    [('put', None), ('rollback', 'time-travel'), ('put', None), ('put', None)]
+    >>> checkpointer.memory_version(turn2.config)  # alice's memory at that checkpoint
+    1
+    >>> store.close()
+
+The rollback is an ordinary commit, so rolling back to the version before it
+undoes it. `on_time_travel="keep"` turns rewinding off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import threading
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    DeltaChannelHistory,
+    PendingWrite,
+    get_checkpoint_id,
+    get_checkpoint_metadata,
+)
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.runtime import Runtime
+
+from langgraph_chronomem import _checkpoint_sql as sql
+from langgraph_chronomem.context import commit_context
+from langgraph_chronomem.engine.base import scope_text
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.types import Commit, Namespace
+from langgraph_chronomem.errors import (
+    ConfigError,
+    InvalidValueError,
+    ScopeError,
+    VersionError,
+    VersionNotFound,
+)
+from langgraph_chronomem.namespace import NamespaceTemplate
+from langgraph_chronomem.ops import check_scope
+from langgraph_chronomem.store import ChronoStore
+
+__all__ = ["ChronoCheckpointer", "TimeTravel"]
+
+logger = logging.getLogger(__name__)
+
+TimeTravel = Literal["rewind", "keep"]
+SEQ_KEY = sql.SEQ_KEY
+TIME_TRAVEL_AUTHOR = "time-travel"
+# LangGraph's run config keys (CONFIG_KEY_RUNTIME, CONFIG_KEY_TASK_ID): a
+# `get_tuple` with the run's `Runtime` but outside any task is a graph run opening
+# that checkpoint; `get_state` has no runtime, and a node's config has a task.
+_RUN_KEY = "__pregel_runtime"
+_TASK_KEY = "__pregel_task_id"
+_PAGE = 100  # checkpoints per read transaction in `list`
+
+S = TypeVar("S", bound="ChronoCheckpointer")
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _in_thread(
+    method: Callable[Concatenate[S, P], T],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
+    """The async twin of a sync method: the same call, in a worker thread."""
+
+    async def twin(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await asyncio.to_thread(method, self, *args, **kwargs)
+
+    twin.__name__ = twin.__qualname__ = f"a{method.__name__}"
+    twin.__doc__ = f"Async `{method.__name__}`: the same call, run in a worker thread."
+    return twin
+
+
+def _config(thread_id: str, ns: str, checkpoint_id: str) -> RunnableConfig:
+    return {
+        "configurable": {
+            "thread_id": thread_id,
+            "checkpoint_ns": ns,
+            "checkpoint_id": checkpoint_id,
+        }
+    }
+
+
+def _address(config: RunnableConfig) -> tuple[str, str, str | None]:
+    """(thread_id, checkpoint_ns, checkpoint_id or None) of a config."""
+    configurable = config.get("configurable") or {}
+    if configurable.get("thread_id") is None:
+        raise ConfigError(
+            "a checkpointer config needs configurable.thread_id, e.g. "
+            "{'configurable': {'thread_id': 't1'}}"
+        )
+    return (
+        str(configurable["thread_id"]),
+        configurable.get("checkpoint_ns") or "",
+        get_checkpoint_id(config),
+    )
+
+
+def _stamp_of(metadata: str) -> int | None:
+    """The memory position recorded in a checkpoint's metadata JSON."""
+    value = json.loads(metadata).get(SEQ_KEY)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _check_template(template: NamespaceTemplate, depth: int) -> None:
+    """Refuse a memory namespace whose rewinds would reach other timelines."""
+    outside = [key for key, index in template.keys.items() if index >= depth]
+    if outside:
+        raise ScopeError(
+            f"{{{outside[0]}}} in memory_namespace={template.template} lies outside "
+            f"the store's scope (scope_depth={depth}), so a time-travel rewind "
+            "would roll back every user's memory; open the store with scope_depth="
+            f"{template.keys[outside[0]] + 1}, or pass on_time_travel='keep'"
+        )
+    if len(template.template) < depth:
+        raise ScopeError(
+            f"memory_namespace={template.template} is shorter than the store's "
+            f"scope_depth={depth}; give at least {depth} labels"
+        )
+
+
+class ChronoCheckpointer(BaseCheckpointSaver[str]):
+    """A LangGraph checkpointer that shares the `ChronoStore`'s database and lock.
+
+    Args:
+        store: The store whose database holds the checkpoints.
+        memory_namespace: The thread's memory, as a namespace template filled
+            from the run config's `configurable` (else the graph's context, else
+            the checkpoint's metadata), like LangMem's `NamespaceTemplate`. Its
+            scope is what time travel rewinds.
+        on_time_travel: `"rewind"` (the default) rolls the thread's memory scope
+            back to its version at the checkpoint a replay or fork starts from;
+            `"keep"` leaves memory alone.
+        serde: How checkpoints and writes are encoded (LangGraph's
+            `JsonPlusSerializer` by default).
+
+    Raises:
+        ConfigError: For something other than a `ChronoStore`, an unknown
+            `on_time_travel`, or a malformed template.
+        ScopeError: With `"rewind"`, when a template placeholder lies outside the
+            store's scope (a rewind would reach other users' memory).
+    """
+
+    def __init__(
+        self,
+        store: ChronoStore,
+        *,
+        memory_namespace: Sequence[str] | NamespaceTemplate = ("memories", "{user_id}"),
+        on_time_travel: TimeTravel = "rewind",
+        serde: SerializerProtocol | None = None,
+    ) -> None:
+        super().__init__(serde=serde)
+        if not isinstance(store, ChronoStore):
+            raise ConfigError(f"ChronoCheckpointer needs a ChronoStore, got {store!r}")
+        if on_time_travel not in ("rewind", "keep"):
+            raise ConfigError(
+                f"on_time_travel must be 'rewind' or 'keep', not {on_time_travel!r}"
+            )
+        template = (
+            memory_namespace
+            if isinstance(memory_namespace, NamespaceTemplate)
+            else NamespaceTemplate(memory_namespace)
+        )
+        if on_time_travel == "rewind":
+            _check_template(template, store.scope_depth)
+        self.store = store
+        self.memory_namespace = template
+        self.on_time_travel = on_time_travel
+        self._engine: SqliteEngine = store._engine
+        # thread_id -> the past checkpoint a run opened and `get_tuple` rewound
+        # for: the run's first put from there must not rewind a second time.
+        self._rewound: dict[str, str] = {}
+        self._rewound_lock = threading.Lock()
+        self._engine.migrate(sql.MIGRATIONS)
+
+    # -- reading ---------------------------------------------------------------
+
+    def _tuple(self, row: sql.Row, writes: Sequence[Sequence[Any]]) -> CheckpointTuple:
+        thread_id, ns, checkpoint_id, parent_id, kind, blob, metadata = row
+        return CheckpointTuple(
+            config=_config(thread_id, ns, checkpoint_id),
+            checkpoint=self.serde.loads_typed((kind, blob)),
+            metadata=cast(CheckpointMetadata, json.loads(metadata)),
+            parent_config=_config(thread_id, ns, parent_id) if parent_id else None,
+            pending_writes=[
+                (task_id, channel, self.serde.loads_typed((write_kind, value)))
+                for task_id, channel, write_kind, value in writes
+            ],
+        )
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """The checkpoint `config` names by `checkpoint_id`, else the thread's latest.
+
+        Pending writes come in `writes_sort_key` order. When a graph run opens
+        a root checkpoint that is not its thread's latest (a replay or a fork
+        from the past), the thread's memory is rewound here, before any node
+        of the run starts: LangGraph saves the fork's checkpoint in the
+        background, too late to rewind from `put`.
+        """
+        thread_id, ns, checkpoint_id = _address(config)
+        with self._engine.transaction(write=False) as tx:
+            row = sql.row(tx.cur, thread_id, ns, checkpoint_id)
+            if row is None:
+                return None
+            writes = tx.cur.execute(sql.WRITES, row[:3]).fetchall()
+            latest = sql.latest_id(tx.cur, thread_id, ns)
+        found = self._tuple(row, writes)
+        configurable = config.get("configurable") or {}
+        opens_run = _RUN_KEY in configurable and _TASK_KEY not in configurable
+        if self._rewinds(ns, checkpoint_id) and opens_run and latest != row[2]:
+            self._rewind(config, thread_id, row)
+            with self._rewound_lock:
+                self._rewound[thread_id] = row[2]
+        return found
+
+    def _rewinds(self, ns: str, checkpoint_id: str | None) -> bool:
+        """Whether going to `checkpoint_id` may rewind memory: root namespace only."""
+        return self.on_time_travel == "rewind" and ns == "" and bool(checkpoint_id)
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """Checkpoints matching `config`, `filter` and `before`, newest first.
+
+        `filter` matches top-level metadata keys by equal JSON values. Reads a
+        page at a time and holds no lock between items, so the loop body may
+        write checkpoints or memory.
+
+        Raises:
+            InvalidFilterError: For an unsafe metadata key or a non-JSON value.
+        """
+        configurable = (config or {}).get("configurable") or {}
+        thread_id = configurable.get("thread_id")
+        where: dict[str, Any] = {
+            "thread_id": None if thread_id is None else str(thread_id),
+            "checkpoint_ns": configurable.get("checkpoint_ns"),
+            "checkpoint_id": get_checkpoint_id(config) if config else None,
+            "filter": filter,
+            "before": get_checkpoint_id(before) if before else None,
+        }
+        sql.list_page(**where, after_key=None, limit=1)  # a bad filter fails now
+        return self._pages(where, limit)
+
+    def _pages(
+        self, where: dict[str, Any], limit: int | None
+    ) -> Iterator[CheckpointTuple]:
+        after_key: tuple[str, str, str] | None = None
+        left = limit
+        while left is None or left > 0:
+            size = _PAGE if left is None else min(_PAGE, left)
+            page = sql.list_page(**where, after_key=after_key, limit=size)
+            with self._engine.transaction(write=False) as tx:
+                rows = tx.cur.execute(*page).fetchall()
+                writes = [tx.cur.execute(sql.WRITES, r[:3]).fetchall() for r in rows]
+            for row, row_writes in zip(rows, writes, strict=True):
+                yield self._tuple(row, row_writes)
+            if len(rows) < size:
+                return
+            after_key = (rows[-1][2], rows[-1][0], rows[-1][1])
+            left = None if left is None else left - len(rows)
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> dict[str, DeltaChannelHistory]:
+        """Per channel: the writes along the parent chain, oldest first, and the seed.
+
+        The contract of `BaseCheckpointSaver.get_delta_channel_history` (writes
+        in `writes_sort_key` order within a checkpoint, the target's own writes
+        left out, `seed` omitted when no ancestor stored a value), read in one
+        transaction instead of one `get_tuple` per ancestor.
+        """
+        if not channels:
+            return {}
+        thread_id, ns, checkpoint_id = _address(config)
+        chains: dict[str, list[str]] = {}
+        seeds: dict[str, Any] = {}
+        rows: dict[str, list[tuple[str, str, str, bytes]]] = {}
+        with self._engine.transaction(write=False) as tx:
+            target = checkpoint_id or sql.latest_id(tx.cur, thread_id, ns)
+            if target is not None:
+                loads = self.serde.loads_typed
+                chains, seeds = sql.walk(tx.cur, loads, thread_id, ns, target, channels)
+            for channel, chain in chains.items():
+                rows[channel] = sql.channel_writes(
+                    tx.cur, thread_id, ns, channel, chain
+                )
+        history: dict[str, DeltaChannelHistory] = {}
+        for channel in channels:
+            by_checkpoint: dict[str, list[PendingWrite]] = {}
+            for cid, task_id, kind, value in rows.get(channel, []):
+                write = (task_id, channel, self.serde.loads_typed((kind, value)))
+                by_checkpoint.setdefault(cid, []).append(write)
+            oldest_first = reversed(chains.get(channel, []))
+            entry: DeltaChannelHistory = {
+                "writes": [
+                    w for cid in oldest_first for w in by_checkpoint.get(cid, [])
+                ]
+            }
+            if channel in seeds:
+                entry["seed"] = seeds[channel]
+            history[channel] = entry
+        return history
+
+    # -- writing ---------------------------------------------------------------
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store a checkpoint with all its metadata and its memory position.
+
+        `metadata["chronomem_seq"]` is the last memory commit before the
+        checkpoint's tasks ran. A root checkpoint whose parent is not its
+        thread's latest (`update_state` on the past, a fork) first rewinds the
+        thread's memory to the parent's version, unless the run did already.
+
+        Raises:
+            InvalidValueError: If the metadata is not JSON.
+        """
+        thread_id, ns, parent_id = _address(config)
+        try:
+            meta: dict[str, Any] = dict(get_checkpoint_metadata(config, metadata))
+            sql.canonical_json(meta)
+        except (TypeError, ValueError) as error:
+            raise InvalidValueError(
+                f"checkpoint metadata must be JSON: {error}"
+            ) from error
+        kind, blob = self.serde.dumps_typed(checkpoint)
+        if self._rewinds(ns, parent_id):
+            assert parent_id is not None
+            with self._rewound_lock:
+                done = self._rewound.get(thread_id) == parent_id
+                if done:
+                    del self._rewound[thread_id]
+            if not done:
+                self._rewind_if_forked(config, thread_id, parent_id)
+        with self._engine.transaction(write=True) as tx:
+            found = tx.cur.execute(sql.STAMP, (thread_id, ns, parent_id)).fetchone()
+            after = (found[0] if found else None) or 0
+            meta[SEQ_KEY] = sql.stamp(tx.cur, thread_id, checkpoint["id"], after)
+            values = (thread_id, ns, checkpoint["id"], parent_id, kind, blob)
+            tx.cur.execute(sql.UPSERT, (*values, sql.canonical_json(meta)))
+        return _config(thread_id, ns, checkpoint["id"])
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Store a task's intermediate writes against a checkpoint."""
+        thread_id, ns, checkpoint_id = _address(config)
+        special = all(channel in WRITES_IDX_MAP for channel, _ in writes)
+        rows = [
+            (
+                *(thread_id, ns, checkpoint_id, task_id, task_path),
+                *(WRITES_IDX_MAP.get(channel, idx), channel),
+                *self.serde.dumps_typed(value),
+            )
+            for idx, (channel, value) in enumerate(writes)
+        ]
+        with self._engine.transaction(write=True) as tx:
+            tx.cur.executemany(sql.REPLACE_WRITE if special else sql.KEEP_WRITE, rows)
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete a thread's checkpoints and writes (its memory stays)."""
+        with self._engine.transaction(write=True) as tx:
+            for statement in sql.DELETE_THREAD:
+                tx.cur.execute(statement, (str(thread_id),))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints and writes of these runs (`metadata["run_id"]`)."""
+        with self._engine.transaction(write=True) as tx:
+            sql.delete_runs(tx.cur, [str(run_id) for run_id in run_ids])
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Copy a thread's checkpoints and writes, whole parent chains, to another."""
+        ids = (str(target_thread_id), str(source_thread_id))
+        with self._engine.transaction(write=True) as tx:
+            for statement in sql.COPY_THREAD:
+                tx.cur.execute(statement, ids)
+
+    def prune(
+        self, thread_ids: Sequence[str], *, strategy: str = "keep_latest"
+    ) -> None:
+        """Drop old checkpoints: `"keep_latest"` per namespace, or `"delete"` them all.
+
+        `"keep_latest"` also keeps the ancestors (and their writes) that the
+        latest checkpoint's delta channels are rebuilt from, so pruning never
+        empties a `DeltaChannel`.
+
+        Raises:
+            ValueError: For another strategy.
+        """
+        if strategy not in ("keep_latest", "delete"):
+            raise ValueError(
+                f"strategy must be 'keep_latest' or 'delete', not {strategy!r}"
+            )
+        with self._engine.transaction(write=True) as tx:
+            for thread_id in map(str, thread_ids):
+                if strategy == "keep_latest":
+                    sql.keep_latest(tx.cur, self.serde.loads_typed, thread_id)
+                else:
+                    for statement in sql.DELETE_THREAD:
+                        tx.cur.execute(statement, (thread_id,))
+
+    def get_next_version(self, current: str | None, channel: None) -> str:
+        """The next channel version: a zero-padded counter and a random tiebreak,
+        as LangGraph's own savers make them."""
+        number = 0 if current is None else int(str(current).split(".")[0])
+        return f"{number + 1:032}.{random.random():016}"
+
+    # -- memory ------------------------------------------------------------------
+
+    def memory_version(
+        self, config: RunnableConfig, scope: Sequence[str] | None = None
+    ) -> int:
+        """The version a memory scope had at a checkpoint (0 before its first commit).
+
+            >>> import tempfile
+            >>> store, checkpointer = open_chronomem(tempfile.mkdtemp(), scope_depth=2)
+            >>> store.put(("memories", "alice"), "city", {"city": "Boston"})
+            >>> config = {"configurable": {"thread_id": "t1", "user_id": "alice"}}
+            >>> from langgraph.checkpoint.base import empty_checkpoint
+            >>> saved = checkpointer.put(config, empty_checkpoint(), {}, {})
+            >>> store.put(("memories", "alice"), "city", {"city": "Paris"})
+            >>> checkpointer.memory_version(saved), store.head(("memories", "alice"))
+            (1, 2)
+            >>> store.close()
+
+        Args:
+            config: The checkpoint (its `checkpoint_id`, else the thread's latest).
+            scope: The scope, or any namespace inside it; by default the thread's
+                memory (`memory_namespace` filled as for a rewind).
+
+        Raises:
+            VersionNotFound: If there is no such checkpoint.
+            VersionError: If the checkpoint records no memory position (another
+                saver wrote it).
+            ConfigError: If the template needs a value that nothing provides.
+        """
+        thread_id, ns, checkpoint_id = _address(config)
+        with self._engine.transaction(write=False) as tx:
+            row = sql.row(tx.cur, thread_id, ns, checkpoint_id)
+        if row is None:
+            where = f" in namespace {ns!r}" if ns else ""
+            raise VersionNotFound(
+                f"thread {thread_id!r} has no checkpoint "
+                f"{checkpoint_id or '(none yet)'}{where}"
+            )
+        stamp = _stamp_of(row[6])
+        if stamp is None:
+            raise VersionError(
+                f"checkpoint {row[2]} records no memory position ({SEQ_KEY}); "
+                "it was not written by a ChronoCheckpointer"
+            )
+        depth = self.store.scope_depth
+        sc = self._scope(config, row[6]) if scope is None else check_scope(scope, depth)
+        return self._version_at(sc, stamp)
+
+    def _version_at(self, scope: Namespace, seq: int) -> int:
+        with self._engine.transaction(write=False) as tx:
+            return sql.version_at(tx.cur, scope_text(scope), seq)
+
+    def _scope(self, config: RunnableConfig, metadata: str) -> Namespace:
+        """The thread's memory scope: the template filled from the run config.
+
+        A value missing there comes from the graph's context, else from the
+        checkpoint's metadata, which records the run's `configurable` strings.
+        """
+        runtime = (config.get("configurable") or {}).get(_RUN_KEY)
+        context = runtime.context if isinstance(runtime, Runtime) else None
+        values = {k: v for k, v in json.loads(metadata).items() if isinstance(v, str)}
+        for key in self.memory_namespace.keys:
+            if isinstance(context, Mapping):
+                found = context.get(key)
+            else:
+                found = getattr(context, key, None)
+            if found is not None:
+                values[key] = found
+        return check_scope(
+            self.memory_namespace(config, values), self.store.scope_depth
+        )
+
+    def _rewind_if_forked(
+        self, config: RunnableConfig, thread_id: str, parent_id: str
+    ) -> None:
+        """Rewind when the parent is not the thread's latest root checkpoint."""
+        with self._engine.transaction(write=False) as tx:
+            latest = sql.latest_id(tx.cur, thread_id, "")
+            forked = latest not in (None, parent_id)
+            parent = sql.row(tx.cur, thread_id, "", parent_id) if forked else None
+        if parent is not None:
+            self._rewind(config, thread_id, parent)
+
+    def _rewind(
+        self, config: RunnableConfig, thread_id: str, row: sql.Row
+    ) -> Commit | None:
+        """Roll the thread's memory back to its version at checkpoint `row`, as a
+        commit; nothing when memory already reads the same."""
+        scope = self._scope(config, row[6])
+        stamp = _stamp_of(row[6])
+        if stamp is None:
+            logger.warning(
+                "checkpoint %s has no %s: memory not rewound", row[2], SEQ_KEY
+            )
+            return None
+        target = self._version_at(scope, stamp)
+        with commit_context(labels={"thread_id": thread_id, "checkpoint_id": row[2]}):
+            head = self.store.head(scope)
+            if head == target or not self.store.diff(scope, target, head):
+                return None
+            commit = self.store.rollback(
+                scope,
+                target,
+                author=TIME_TRAVEL_AUTHOR,
+                reason=f"time travel: thread {thread_id} back to checkpoint {row[2]}",
+            )
+        logger.info("time travel on thread %s: %s", thread_id, commit.summary)
+        return commit
+
+    # -- async twins -------------------------------------------------------------
+
+    aget_tuple = _in_thread(get_tuple)
+    aget_delta_channel_history = _in_thread(get_delta_channel_history)
+    aput = _in_thread(put)
+    aput_writes = _in_thread(put_writes)
+    adelete_thread = _in_thread(delete_thread)
+    adelete_for_runs = _in_thread(delete_for_runs)
+    acopy_thread = _in_thread(copy_thread)
+    aprune = _in_thread(prune)
+    amemory_version = _in_thread(memory_version)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """Async `list`: each step of the same iterator, run in a worker thread."""
+        found = await asyncio.to_thread(
+            self.list, config, filter=filter, before=before, limit=limit
+        )
+        done = object()
+        while (item := await asyncio.to_thread(next, found, done)) is not done:
+            yield cast(CheckpointTuple, item)

@@ -1,0 +1,129 @@
+"""Opening the store and its checkpointer together, and sharing them in a server.
+
+    store, checkpointer = open_chronomem("./memory", scope_depth=2)
+    graph = builder.compile(store=store, checkpointer=checkpointer)
+
+`shared_chronomem` is what a LangGraph server deployment's `langgraph.json` points
+at (see `examples/langgraph.json` and docs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.serde.base import SerializerProtocol
+
+from langgraph_chronomem.checkpoint import ChronoCheckpointer, TimeTravel
+from langgraph_chronomem.namespace import NamespaceTemplate
+from langgraph_chronomem.store import ChronoStore
+
+__all__ = ["open_chronomem", "shared_chronomem"]
+
+
+def open_chronomem(
+    path: str | Path,
+    *,
+    memory_namespace: Sequence[str] | NamespaceTemplate = ("memories", "{user_id}"),
+    on_time_travel: TimeTravel = "rewind",
+    serde: SerializerProtocol | None = None,
+    **store_kwargs: Any,
+) -> tuple[ChronoStore, ChronoCheckpointer]:
+    """Open the store and its checkpointer on one directory: one database, one lock.
+
+        >>> import tempfile
+        >>> store, checkpointer = open_chronomem(tempfile.mkdtemp(), scope_depth=2)
+        >>> checkpointer.store is store
+        True
+        >>> store.close()  # closes the checkpointer's database too
+
+    Args:
+        path: The store's directory (see `ChronoStore.from_path`).
+        memory_namespace: See `ChronoCheckpointer`.
+        on_time_travel: See `ChronoCheckpointer`.
+        serde: See `ChronoCheckpointer`.
+        **store_kwargs: For `ChronoStore.from_path` (`scope_depth`, `index`,
+            `ttl`…).
+
+    Raises:
+        ConfigError: As `ChronoStore.from_path` and `ChronoCheckpointer`.
+        ScopeError: As `ChronoCheckpointer`.
+    """
+    store = ChronoStore.from_path(path, **store_kwargs)
+    try:
+        checkpointer = ChronoCheckpointer(
+            store,
+            memory_namespace=memory_namespace,
+            on_time_travel=on_time_travel,
+            serde=serde,
+        )
+    except BaseException:
+        store.close()
+        raise
+    return store, checkpointer
+
+
+@dataclass
+class _Opened:
+    pair: tuple[ChronoStore, ChronoCheckpointer]
+    users: int = 0
+
+
+_OPENED: dict[Path, _Opened] = {}
+_OPENED_LOCK = threading.Lock()
+
+
+def _acquire(
+    path: Path, kwargs: dict[str, Any]
+) -> tuple[ChronoStore, ChronoCheckpointer]:
+    with _OPENED_LOCK:
+        if path not in _OPENED:
+            _OPENED[path] = _Opened(open_chronomem(path, **kwargs))
+        _OPENED[path].users += 1
+        return _OPENED[path].pair
+
+
+def _release(path: Path) -> None:
+    with _OPENED_LOCK:
+        opened = _OPENED[path]
+        opened.users -= 1
+        if opened.users == 0:
+            del _OPENED[path]
+            opened.pair[0].close()
+
+
+@asynccontextmanager
+async def shared_chronomem(
+    path: str | Path, **kwargs: Any
+) -> AsyncIterator[tuple[ChronoStore, ChronoCheckpointer]]:
+    """`open_chronomem` once per directory and process, however often it is entered.
+
+    For LangGraph server deployments: `langgraph.json` names the store and the
+    checkpointer as two async context managers, which the server loads as
+    separate modules and enters in any order (once per worker thread). Built on
+    this, they share one pair; the last exit closes it. Opening and closing run
+    in a worker thread, off the event loop. The first entry's `kwargs` apply.
+
+        >>> import asyncio, tempfile
+        >>> async def both(path):
+        ...     async with shared_chronomem(path, scope_depth=2) as (store, _):
+        ...         async with shared_chronomem(path, scope_depth=2) as (_, saver):
+        ...             return saver.store is store
+        >>> asyncio.run(both(tempfile.mkdtemp()))
+        True
+
+    Args:
+        path: The store's directory.
+        **kwargs: For `open_chronomem`.
+    """
+    key = Path(path).resolve()
+    pair = await asyncio.to_thread(_acquire, key, kwargs)
+    try:
+        yield pair
+    finally:
+        await asyncio.to_thread(_release, key)

@@ -1,0 +1,140 @@
+"""examples/langgraph.json works the way the LangGraph server loads it.
+
+The loaders below follow langgraph-api (0.16.7): a graph or checkpointer path
+"file.py:attr" is imported under a module name derived from the path (the
+checkpointer reuses the graph's module when it is already loaded), a store path
+under a random module name; the attribute is called, and what it returns is
+entered as an async context manager. The server then gives the graph both
+objects with `graph.copy(update=...)`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import string
+import sys
+from collections.abc import Iterator
+from contextlib import AsyncExitStack
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from langgraph_chronomem import ChronoStore, deployment
+from langgraph_chronomem.checkpoint import ChronoCheckpointer
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+_LOADED: list[str] = []  # sys.modules entries the loaders below made
+
+
+@pytest.fixture
+def server_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
+    """langgraph.json, with the data directory in a temporary place."""
+    monkeypatch.setenv("CHRONOMEM_PATH", str(tmp_path / "data"))
+    yield json.loads((EXAMPLES / "langgraph.json").read_text())
+    while _LOADED:  # forget the example modules loaded by path
+        sys.modules.pop(_LOADED.pop(), None)
+
+
+def _file(reference: str) -> tuple[str, str]:
+    """An absolute 'file.py' (relative to langgraph.json, as the CLI resolves it)
+    and the attribute."""
+    path, attribute = reference.rsplit(":", 1)
+    return str((EXAMPLES / path).resolve()), attribute
+
+
+def _exec(modname: str, path: str, register_as: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(modname, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[register_as] = module
+    _LOADED.append(register_as)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _stable_name(path: str) -> str:
+    return path.replace("/", "__").replace(".py", "").replace(" ", "_").lstrip(".")
+
+
+def load_graph(reference: str) -> Any:
+    path, attribute = _file(reference)
+    name = _stable_name(path)
+    return _exec(name, path, name).__dict__[attribute]
+
+
+def load_checkpointer(reference: str) -> Any:
+    path, attribute = _file(reference)
+    name = _stable_name(path)
+    module = sys.modules.get(name) or _exec(name, path, name)
+    return module.__dict__[attribute]
+
+
+def load_store(reference: str) -> Any:
+    path, attribute = _file(reference)
+    name = "".join(random.choices(string.ascii_lowercase, k=24))
+    return _exec(name, path, path).__dict__[attribute]
+
+
+async def enter(stack: AsyncExitStack, factory: Any) -> Any:
+    """What the server does with a loaded store or checkpointer factory."""
+    assert callable(factory)
+    return await stack.enter_async_context(factory())
+
+
+def test_langgraph_json_declares_store_and_checkpointer(server_config: Any) -> None:
+    assert server_config["store"] == {"path": "./server_graph.py:make_store"}
+    assert server_config["checkpointer"] == {
+        "path": "./server_graph.py:make_checkpointer"
+    }
+    assert server_config["graphs"] == {"memory_agent": "./server_graph.py:graph"}
+    assert (EXAMPLES / server_config["dependencies"][0] / "pyproject.toml").exists()
+
+
+async def test_the_server_wiring_runs_a_graph_with_time_travel(
+    server_config: Any,
+) -> None:
+    graph = load_graph(server_config["graphs"]["memory_agent"])
+    make_checkpointer = load_checkpointer(server_config["checkpointer"]["path"])
+    make_store = load_store(server_config["store"]["path"])
+    assert make_store.__module__ != make_checkpointer.__module__  # two modules
+
+    async with AsyncExitStack() as stack:
+        checkpointer = await enter(stack, make_checkpointer)
+        store = await enter(stack, make_store)
+        assert isinstance(store, ChronoStore)
+        assert isinstance(checkpointer, ChronoCheckpointer)
+        assert checkpointer.store is store  # one database, one connection, one lock
+        assert store.scope_depth == 2
+
+        served = graph.copy(update={"checkpointer": checkpointer, "store": store})
+        config = {"configurable": {"thread_id": "t1", "user_id": "alice"}}
+        for note in ("lives in Boston", "moved to Paris", "has a cat"):
+            await served.ainvoke({"note": note}, config)
+        assert (await served.aget_state(config)).values["recalled"] == [
+            "lives in Boston",
+            "moved to Paris",
+        ]
+
+        history = [s async for s in served.aget_state_history(config)]
+        second = next(
+            s
+            for s in history
+            if s.next == ("recall",) and s.values["note"] == "moved to Paris"
+        )
+        replay = {
+            "configurable": {**config["configurable"], **second.config["configurable"]}
+        }
+        replayed = await served.ainvoke(None, replay)
+        assert replayed["recalled"] == ["lives in Boston"]
+        ops = [(c.op, c.author) for c in await store.alog(("memories", "alice"))]
+        assert ops[:2] == [("put", None), ("rollback", "time-travel")]
+
+        again = await enter(stack, make_store)  # another worker thread's entry
+        assert again is store
+    assert deployment._OPENED == {}  # the last exit closed the pair
+    with pytest.raises(Exception, match="closed"):
+        store.head(("memories", "alice"))
