@@ -1,0 +1,88 @@
+"""The `chronomem` command line: git-style history, diff and undo for a store on disk.
+
+    chronomem log --scope memories/alice
+    chronomem undo "undo the update about my move to NYC" --scope memories/alice
+
+Each command group is one module (`history`, `restore`, `undo`, `maintenance`,
+`models`) that calls the public `ChronoStore` API; `main` parses the arguments,
+runs the command, and sends every error through the one handler in `errors`,
+which prints it and picks the exit code. Reference: docs/cli.md.
+
+    >>> main(["--help"])  # doctest: +ELLIPSIS
+    usage: chronomem [-h] [--path DIR] [--json] COMMAND ...
+    ...
+    0
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from langgraph_chronomem.cli import history, maintenance, models, restore, undo
+from langgraph_chronomem.cli._app import Context, common_options
+from langgraph_chronomem.cli.errors import EXIT_USAGE, HANDLED, handle
+
+__all__ = ["build_parser", "main"]
+
+GROUPS = (history, restore, undo, maintenance, models)
+"""The command modules, in the order `--help` lists their commands."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `chronomem` parser: global options and one subcommand per command."""
+    parser = argparse.ArgumentParser(
+        prog="chronomem",
+        description="Git for agent memory: history, diff, rollback and "
+        "natural-language undo for a langgraph-chronomem store.",
+        epilog="Exit codes: 0 done; 1 not found, conflict or nothing applied; "
+        "2 usage or bad input; 3 store or models unusable. See docs/cli.md.",
+        parents=[common_options(top_level=True)],
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    common = common_options(top_level=False)
+    for group in GROUPS:
+        group.register(commands, common)
+    return parser
+
+
+class _Formatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+def _configure_logging() -> None:
+    """Library warnings as one `warning: ...` line each on stderr.
+
+    Only for a real command line (`main()` without `argv`), and only when nothing
+    configured logging before: a caller's own logging stays untouched.
+    """
+    root = logging.getLogger()
+    if not root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(_Formatter())
+        root.addHandler(handler)
+        root.setLevel(logging.WARNING)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code (the console script exits with it)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit:  # --help, or a usage error argparse already printed
+        return exit.code if isinstance(exit.code, int) else EXIT_USAGE
+    if argv is None:
+        _configure_logging()
+    ctx = Context(args)
+    try:
+        return int(args.run(ctx))
+    except HANDLED as error:
+        return handle(error, as_json=ctx.json)
+    except BrokenPipeError:  # `chronomem log | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

@@ -1,0 +1,146 @@
+"""Exit codes, and the one handler that turns errors into messages and codes.
+
+Commands raise; only `handle` prints an error. A user error never shows a
+traceback: it becomes one `error: ...` line on stderr (or, with `--json`, one
+JSON object on stderr) and an exit code:
+
+    >>> EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT
+    (0, 1, 2, 3)
+    >>> from langgraph_chronomem.errors import VersionNotFound, ScopeError
+    >>> exit_code(VersionNotFound("memories/alice has no version 9"))
+    1
+    >>> exit_code(ScopeError("too short"))
+    2
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from typing import TextIO
+
+from langgraph.store.base import InvalidNamespaceError
+
+from langgraph_chronomem.errors import (
+    ChronomemError,
+    ConfigError,
+    InvalidFilterError,
+    InvalidValueError,
+    ScopeError,
+    VersionError,
+    VersionNotFound,
+)
+from langgraph_chronomem.models import ModelUnavailableError
+
+__all__ = [
+    "EXIT_ENVIRONMENT",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "CliError",
+    "exit_code",
+    "handle",
+]
+
+EXIT_OK = 0
+"""The command did what was asked."""
+EXIT_FAILED = 1
+"""Not found, a conflict, or nothing applied (no clear match, declined)."""
+EXIT_USAGE = 2
+"""Usage or bad input: an unknown option, a malformed scope or version."""
+EXIT_ENVIRONMENT = 3
+"""The store or the models cannot be used: a locked or damaged database, no models."""
+EXIT_INTERRUPTED = 130
+"""Ctrl-C."""
+
+
+class CliError(Exception):
+    """An error the command line itself detects, with its exit code and a hint."""
+
+    def __init__(
+        self, message: str, code: int = EXIT_FAILED, hint: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.hint = hint
+
+
+_USAGE_ERRORS = (
+    ScopeError,
+    InvalidNamespaceError,
+    ConfigError,
+    InvalidValueError,
+    InvalidFilterError,
+)
+
+
+def exit_code(error: BaseException) -> int:
+    """The exit code for an error the handler knows; raises nothing."""
+    if isinstance(error, CliError):
+        return error.code
+    if isinstance(error, KeyboardInterrupt):
+        return EXIT_INTERRUPTED
+    if isinstance(error, (ModelUnavailableError, sqlite3.Error)):
+        return EXIT_ENVIRONMENT
+    if isinstance(error, _USAGE_ERRORS):
+        return EXIT_USAGE
+    if isinstance(error, (VersionNotFound, VersionError, ChronomemError)):
+        return EXIT_FAILED
+    raise TypeError(f"not a user error: {error!r}")
+
+
+def _message(error: BaseException) -> str:
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(error, sqlite3.Error):
+        return f"database error: {error}"
+    return str(error)
+
+
+def _hint(error: BaseException) -> str | None:
+    if isinstance(error, CliError):
+        return error.hint
+    if isinstance(error, ModelUnavailableError):
+        return "run `chronomem models provision` (or `chronomem models verify`)"
+    if isinstance(error, VersionNotFound):
+        return "`chronomem log` lists the versions"
+    return None
+
+
+HANDLED = (
+    CliError,
+    ChronomemError,
+    InvalidNamespaceError,
+    sqlite3.Error,
+    KeyboardInterrupt,
+)
+"""What `handle` prints; anything else is a bug (traceback kept) its traceback."""
+
+
+def handle(error: BaseException, *, as_json: bool, stream: TextIO | None = None) -> int:
+    """Print `error` for a person (or, with `as_json`, a script); return its exit code.
+
+    Args:
+        error: One of `HANDLED`.
+        as_json: Print `{"error": {"type", "message", "hint", "exit_code"}}` instead.
+        stream: Where to print (default: stderr).
+    """
+    stream = stream or sys.stderr
+    code = exit_code(error)
+    message, hint = _message(error), _hint(error)
+    if as_json:
+        body = {
+            "type": type(error).__name__,
+            "message": message,
+            "hint": hint,
+            "exit_code": code,
+        }
+        stream.write(json.dumps({"error": body}, ensure_ascii=False) + "\n")
+    else:
+        stream.write(f"error: {message}\n")
+        if hint:
+            stream.write(f"hint: {hint}\n")
+    stream.flush()
+    return code

@@ -1,0 +1,251 @@
+"""Looking after a store: `reindex` rebuilds derived indexes, `stats` sizes it up."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from langgraph_chronomem.cli._app import (
+    Commands,
+    Context,
+    add_scope_option,
+    iso,
+    open_store,
+    parse_scope,
+    scope_text,
+    store_location,
+    store_path,
+    timestamp,
+)
+from langgraph_chronomem.cli.errors import EXIT_OK
+from langgraph_chronomem.store import DATABASE_FILE
+
+if TYPE_CHECKING:
+    from langgraph_chronomem.store import ChronoStore
+
+__all__ = ["register", "store_stats"]
+
+
+def register(commands: Commands, common: argparse.ArgumentParser) -> None:
+    reindex = commands.add_parser(
+        "reindex",
+        parents=[common],
+        help="rebuild the full-text index and the Chroma collections from the log",
+        description="Rebuild every derived index (the full-text index of commit "
+        "descriptors, the Chroma collections) from the log, the source of truth. "
+        "Loads the embedding model.",
+    )
+    reindex.set_defaults(run=run_reindex)
+
+    stats = commands.add_parser(
+        "stats",
+        parents=[common],
+        help="commits, scopes, items at HEAD, sizes, projection marks",
+        description="How big the store is, and how far each derived index has read "
+        "the log.",
+    )
+    add_scope_option(stats)
+    stats.set_defaults(run=run_stats)
+
+
+def run_reindex(ctx: Context) -> int:
+    with open_store(ctx.args) as store:
+        started = time.perf_counter()
+        # ChronoStore.reindex() reports no progress yet: show that work is going on.
+        with Progress(
+            SpinnerColumn(),
+            TextColumn("[progress.description]{task.description}"),
+            TimeElapsedColumn(),
+            console=ctx.err,
+            transient=True,
+        ) as progress:
+            progress.add_task(
+                "rebuilding the full-text index and the vectors", total=None
+            )
+            count = store.reindex()
+        seconds = time.perf_counter() - started
+    if ctx.json:
+        ctx.emit({"commits": count, "seconds": round(seconds, 3)})
+    else:
+        ctx.out.print(
+            f"Reindexed {count} commit{'s' if count != 1 else ''} in {seconds:.1f} s."
+        )
+    return EXIT_OK
+
+
+def _size(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return 0
+
+
+def store_stats(store: ChronoStore) -> dict[str, Any]:
+    """Counts from the log and the projection marks.
+
+    The public API has no `stats()` yet, so this reads the engine's tables
+    inside one read transaction. It is the one place the CLI looks below
+    `ChronoStore`; replace it with `store.stats()` when that exists.
+    """
+    with store._engine.transaction(write=False) as tx:
+        cur = tx.cur
+        heads = dict(cur.execute("SELECT scope, head FROM scopes").fetchall())
+        commits = {
+            scope: (count, last)
+            for scope, count, last in cur.execute(
+                "SELECT scope, COUNT(*), MAX(created_at) FROM commits GROUP BY scope"
+            )
+        }
+        items = dict(
+            cur.execute(
+                "SELECT scope, COUNT(*) FROM items WHERE valid_to IS NULL "
+                "GROUP BY scope"
+            ).fetchall()
+        )
+        versions = dict(
+            cur.execute("SELECT scope, COUNT(*) FROM items GROUP BY scope").fetchall()
+        )
+        last_seq = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM commits").fetchone()[
+            0
+        ]
+        marks = cur.execute(
+            "SELECT name, seq, rebuild FROM projections ORDER BY name"
+        ).fetchall()
+        behind = {
+            name: cur.execute(
+                "SELECT COUNT(*) FROM commits WHERE seq > ?", (seq,)
+            ).fetchone()[0]
+            for name, seq, _ in marks
+        }
+    from langgraph_chronomem.engine.values import decode_time
+
+    scopes = []
+    for text in sorted(set(heads) | set(commits)):
+        count, last = commits.get(text, (0, None))
+        scopes.append(
+            {
+                "scope": text.split(".") if text else [],
+                "head": heads.get(text, 0),
+                "commits": count,
+                "items": items.get(text, 0),
+                "item_versions": versions.get(text, 0),
+                "last_commit_at": None if last is None else decode_time(last),
+            }
+        )
+    return {
+        "scopes": scopes,
+        "last_seq": last_seq,
+        "projections": [
+            {
+                "name": name,
+                "seq": seq,
+                "behind": behind[name],
+                "rebuild": json.loads(rebuild),
+            }
+            for name, seq, rebuild in marks
+        ],
+    }
+
+
+def run_stats(ctx: Context) -> int:
+    path = store_path(ctx.args)
+    wanted = parse_scope(getattr(ctx.args, "scope", None))
+    with open_store(ctx.args) as store:
+        depth = store.scope_depth
+        if wanted:
+            store.head(wanted)  # the store checks the labels
+        raw = store_stats(store)
+    wanted = wanted[:depth]
+    scopes = [s for s in raw["scopes"] if not wanted or tuple(s["scope"]) == wanted]
+    files = {
+        "database": _size(path / DATABASE_FILE),
+        "wal": _size(path / f"{DATABASE_FILE}-wal"),
+        "chroma": _size(path / "chroma"),
+    }
+    files["total"] = sum(files.values())
+    data = {
+        "path": store_location(ctx.args),
+        "scope_depth": depth,
+        "totals": {
+            "scopes": len(scopes),
+            "commits": sum(s["commits"] for s in scopes),
+            "items": sum(s["items"] for s in scopes),
+            "item_versions": sum(s["item_versions"] for s in scopes),
+            "last_seq": raw["last_seq"],
+        },
+        "files": files,
+        "scopes": [{**s, "last_commit_at": iso(s["last_commit_at"])} for s in scopes],
+        "projections": raw["projections"],
+    }
+    if ctx.json:
+        ctx.emit(data)
+        return EXIT_OK
+    _print_stats(ctx, data, scopes)
+    return EXIT_OK
+
+
+def _bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    raise AssertionError
+
+
+def _print_stats(
+    ctx: Context, data: dict[str, Any], scopes: Sequence[dict[str, Any]]
+) -> None:
+    totals, files = data["totals"], data["files"]
+    summary = Table.grid(padding=(0, 2))
+    summary.add_column(style="bold")
+    summary.add_column()
+    summary.add_row("Store", Text(data["path"]))
+    summary.add_row("Scope depth", str(data["scope_depth"]))
+    summary.add_row("Scopes", str(totals["scopes"]))
+    summary.add_row("Commits", f"{totals['commits']} (last seq {totals['last_seq']})")
+    summary.add_row("Items at HEAD", str(totals["items"]))
+    summary.add_row("Item versions", str(totals["item_versions"]))
+    summary.add_row(
+        "Size",
+        f"{_bytes(files['total'])} (database {_bytes(files['database'])}, "
+        f"WAL {_bytes(files['wal'])}, chroma {_bytes(files['chroma'])})",
+    )
+    ctx.out.print(summary)
+    table = Table(title="Scopes", title_justify="left")
+    table.add_column("Scope")
+    table.add_column("HEAD", justify="right")
+    table.add_column("Items", justify="right")
+    table.add_column("Last commit (UTC)", no_wrap=True)
+    for s in scopes:
+        table.add_row(
+            Text(scope_text(s["scope"])),
+            f"v{s['head']}",
+            str(s["items"]),
+            timestamp(s["last_commit_at"]),
+        )
+    ctx.out.print(table)
+    marks = Table(title="Projections (derived indexes)", title_justify="left")
+    marks.add_column("Name")
+    marks.add_column("Mark (seq)", justify="right")
+    marks.add_column("Behind", justify="right")
+    marks.add_column("Scopes to rebuild")
+    for p in data["projections"]:
+        marks.add_row(
+            p["name"],
+            str(p["seq"]),
+            str(p["behind"]),
+            ", ".join(scope_text(s) for s in p["rebuild"]) or "-",
+        )
+    if not data["projections"]:
+        marks.add_row("(none yet)", "", "", "")
+    ctx.out.print(marks)

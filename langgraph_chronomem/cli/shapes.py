@@ -1,0 +1,143 @@
+"""The JSON shapes `--json` prints: stable, and documented in docs/cli.md.
+
+Scopes and namespaces are arrays of labels, times are ISO 8601 in UTC, values
+are the stored JSON objects (`null` where an item does not exist).
+
+    >>> from langgraph_chronomem import Change
+    >>> shape = change(Change(("memories", "alice"), "home", None, {"city": "Boston"}))
+    >>> shape["path"], shape["kind"], shape["old"], shape["new"]
+    ('memories/alice/home', 'created', None, {'city': 'Boston'})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from langgraph_chronomem.cli._app import iso
+
+if TYPE_CHECKING:
+    from langgraph_chronomem.engine.types import (
+        Change,
+        Commit,
+        ItemVersion,
+        RevertConflict,
+    )
+    from langgraph_chronomem.search.resolve import Candidate, Resolution
+
+__all__ = [
+    "candidate",
+    "change",
+    "changes",
+    "commit",
+    "conflict",
+    "item_version",
+    "resolution",
+]
+
+
+def change(c: Change) -> dict[str, Any]:
+    """`{namespace, key, path, kind, old, new}`; kind is created, updated or deleted."""
+    return {
+        "namespace": list(c.namespace),
+        "key": c.key,
+        "path": c.path,
+        "kind": c.kind,
+        "old": c.old,
+        "new": c.new,
+    }
+
+
+def changes(items: Iterable[Change]) -> list[dict[str, Any]]:
+    """A list of `change` objects."""
+    return [change(c) for c in items]
+
+
+def commit(c: Commit) -> dict[str, Any]:
+    """Every field of a `Commit`, its changes included."""
+    return {
+        "scope": list(c.scope),
+        "version": c.version,
+        "seq": c.seq,
+        "parent": c.parent,
+        "created_at": iso(c.created_at),
+        "author": c.author,
+        "reason": c.reason,
+        "op": c.op,
+        "target": c.target,
+        "summary": c.summary,
+        "labels": dict(c.labels),
+        "changes": changes(c.changes),
+    }
+
+
+def item_version(v: ItemVersion) -> dict[str, Any]:
+    """One version of one item; `value` is null for the version that deleted it."""
+    return {
+        "version": v.version,
+        "seq": v.seq,
+        "op": v.op,
+        "author": v.author,
+        "committed_at": iso(v.committed_at),
+        "deleted": v.deleted,
+        "value": v.value,
+        "created_at": iso(v.created_at),
+        "updated_at": iso(v.updated_at),
+    }
+
+
+def conflict(c: RevertConflict | None) -> dict[str, Any] | None:
+    """Why a revert applied nothing: `{version, message, items}`; each item names
+    its `path` and the `later_versions` that changed it."""
+    if c is None:
+        return None
+    return {
+        "version": c.version,
+        "message": str(c),
+        "items": [
+            {
+                "namespace": list(x.namespace),
+                "key": x.key,
+                "path": "/".join((*x.namespace, x.key)),
+                "later_versions": list(x.later_versions),
+            }
+            for x in c.conflicts
+        ],
+    }
+
+
+def candidate(rank: int, c: Candidate) -> dict[str, Any]:
+    """A version an undo may mean, with the score each search stage gave it."""
+    return {
+        "rank": rank,
+        "target": c.target,
+        "matched_version": c.commit.version,
+        "matched_at": iso(c.commit.created_at),
+        "summary": c.summary,
+        "scores": {
+            "bm25_rank": c.scores.bm25_rank,
+            "dense_rank": c.scores.dense_rank,
+            "rrf": c.scores.rrf,
+            "rerank": c.scores.rerank,
+        },
+        "diff": changes(c.diff),
+    }
+
+
+def resolution(r: Resolution) -> dict[str, Any]:
+    """What the request was understood as, and its ranked candidates."""
+    window = r.intent.window
+    return {
+        "request": r.request,
+        "intent": {
+            "kind": r.intent.kind,
+            "topic": r.intent.topic,
+            "window": None
+            if window is None
+            else {"start": iso(window.start), "end": iso(window.end)},
+        },
+        "head": r.head,
+        "decided": r.decided,
+        "reason": r.reason,
+        "candidates": [candidate(i, c) for i, c in enumerate(r.candidates, start=1)],
+    }

@@ -1,0 +1,609 @@
+"""The `chronomem` command line.
+
+Two ways in. `cli` runs the real command, `python -m langgraph_chronomem.cli`, in
+a subprocess with CHRONOMEM_OFFLINE=1 and a network guard installed in the
+child (a `sitecustomize` on its PYTHONPATH): exit codes, stdout/stderr, the
+prompt read from stdin, and "no traceback" are checked on a real process. Each
+such run costs an import of LangGraph (~1.5 s of CPU) and `undo` loads the
+models, so they are kept to the checks that need a process (ten runs); `main`
+runs the same entry point in this process (`main(argv)` with captured output)
+for the rest. Stores are made with the public API and checked with it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langgraph_chronomem import ChronoStore, commit_context
+from langgraph_chronomem.cli import build_parser, main
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = REPO / "docs" / "cli.md"
+ALICE = ("memories", "alice")
+BOB = ("memories", "bob")
+A = ["--scope", "memories/alice"]
+NYC_REQUEST = "undo the update about my move to New York"
+
+_GUARD = """
+import ipaddress, socket
+_real = socket.socket.connect
+def _local(address):
+    if isinstance(address, (str, bytes)):
+        return True
+    try:
+        host = address[0]
+        return host in ("localhost", "") or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+def _connect(self, address):
+    if not _local(address):
+        raise OSError(f"chronomem CLI test: network access to {address!r} is blocked")
+    return _real(self, address)
+socket.socket.connect = _connect
+"""
+
+
+@pytest.fixture(scope="module")
+def child_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of every command: offline, wide tables, network blocked."""
+    guard = tmp_path_factory.mktemp("guard")
+    (guard / "sitecustomize.py").write_text(_GUARD)
+    pythonpath = os.pathsep.join(
+        filter(None, [str(guard), os.environ.get("PYTHONPATH")])
+    )
+    env = {
+        **os.environ,
+        "CHRONOMEM_OFFLINE": "1",
+        "HF_HUB_OFFLINE": "1",
+        "ANONYMIZED_TELEMETRY": "False",
+        "ORT_DISABLE_TELEMETRY": "1",
+        "PYTHONPATH": pythonpath,
+        "COLUMNS": "200",
+    }
+    env.pop("CHRONOMEM_PATH", None)
+    return env
+
+
+class Run:
+    """One finished command."""
+
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+        assert "Traceback" not in err, self
+
+    def json(self) -> Any:
+        return json.loads(self.out)
+
+    def __repr__(self) -> str:
+        return f"exit {self.code}\n--- stdout\n{self.out}\n--- stderr\n{self.err}"
+
+
+def _argv(args: tuple[str, ...], path: Path | None) -> list[str]:
+    return [*args, "--path", str(path)] if path is not None else list(args)
+
+
+@pytest.fixture(scope="module")
+def cli(child_env: dict[str, str]):  # type: ignore[no-untyped-def]
+    """Run the real command in a subprocess."""
+
+    def run(*args: str, path: Path | None = None, stdin: str = "") -> Run:
+        done = subprocess.run(
+            [sys.executable, "-m", "langgraph_chronomem.cli", *_argv(args, path)],
+            input=stdin, capture_output=True, text=True, env=child_env,
+            timeout=300, check=False,
+        )  # fmt: skip
+        return Run(done.returncode, done.stdout, done.stderr)
+
+    return run
+
+
+@pytest.fixture
+def cmd(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Run the same entry point, `main(argv)`, in this process."""
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.delenv("CHRONOMEM_PATH", raising=False)
+
+    def run(*args: str, path: Path | None = None, stdin: str = "") -> Run:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        code = main(_argv(args, path))
+        out, err = capsys.readouterr()
+        return Run(code, out, err)
+
+    return run
+
+
+def _make_demo(path: Path) -> Path:
+    with ChronoStore.from_path(path, scope_depth=2) as store:
+        with commit_context(author="agent", reason="user said so"):
+            store.put(ALICE, "home", {"city": "Boston"})
+            store.put(ALICE, "pet", {"kind": "cat", "name": "Miso"})
+        with commit_context(author="agent"):
+            store.put(ALICE, "home", {"city": "New York City"})
+            store.put(ALICE, "food", {"likes": "ramen"})
+        store.put(BOB, "home", {"city": "Rome"})
+    return path
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Read-only: alice v1 home Boston, v2 pet, v3 home NYC, v4 food; bob v1."""
+    return _make_demo(tmp_path_factory.mktemp("demo") / "memory")
+
+
+@pytest.fixture
+def copy(demo: Path, tmp_path: Path) -> Path:
+    """A private copy of the demo store, for commands that write."""
+    return Path(shutil.copytree(demo, tmp_path / "memory"))
+
+
+def _state(path: Path) -> tuple[int, dict[str, Any]]:
+    """alice's HEAD and her items, read with the API."""
+    with ChronoStore.from_path(path) as store:
+        items = {item.key: item.value for item in store.search(ALICE, limit=100)}
+        return store.head(ALICE), items
+
+
+# -- reading ------------------------------------------------------------------
+
+
+def test_log_prints_a_table_newest_first(cli, demo: Path) -> None:
+    run = cli("log", *A, path=demo)
+    assert run.code == 0, run
+    for header in ("Version", "Time (UTC)", "Author", "Op", "Summary"):
+        assert header in run.out
+    assert "memories/alice (HEAD v4)" in run.out
+    assert "updated memories/alice/home: Boston -> New York City" in run.out
+    assert "agent" in run.out
+    assert run.out.index("v4") < run.out.index("v3") < run.out.index("v1 ")
+
+
+def test_log_json_with_options_before_the_command(cmd, demo: Path) -> None:
+    run = cmd("--json", "--path", str(demo), "log", *A, "-n", "2", "--op", "put")
+    assert run.code == 0, run
+    data = run.json()
+    assert data["scope"] == ["memories", "alice"] and data["head"] == 4
+    assert [c["version"] for c in data["commits"]] == [4, 3]
+    commit = data["commits"][1]
+    assert set(commit) == {
+        "scope", "version", "seq", "parent", "created_at", "author", "reason",
+        "op", "target", "summary", "labels", "changes",
+    }  # fmt: skip
+    assert commit["changes"] == [
+        {
+            "namespace": ["memories", "alice"],
+            "key": "home",
+            "path": "memories/alice/home",
+            "kind": "updated",
+            "old": {"city": "Boston"},
+            "new": {"city": "New York City"},
+        }
+    ]
+    assert [
+        c["version"]
+        for c in cmd("log", *A, "--author", "nobody", "--json", path=demo).json()[
+            "commits"
+        ]
+    ] == []
+
+
+def test_show_one_commit(cmd, demo: Path) -> None:
+    run = cmd("show", "v1", *A, path=demo)
+    assert run.code == 0, run
+    assert "commit v1 of memories/alice" in run.out
+    assert "Reason:  user said so" in run.out
+    assert "+ memories/alice/home" in run.out and '{"city": "Boston"}' in run.out
+    assert cmd("show", "HEAD~1", *A, "--json", path=demo).json()["version"] == 3
+
+
+def test_diff_between_versions_as_json(cmd, demo: Path) -> None:
+    run = cmd("diff", "1", "HEAD", *A, "--json", path=demo)
+    assert run.code == 0, run
+    data = run.json()
+    assert (data["from"], data["to"]) == (1, 4)
+    assert {c["path"]: c["kind"] for c in data["changes"]} == {
+        "memories/alice/food": "created",
+        "memories/alice/home": "updated",
+        "memories/alice/pet": "created",
+    }
+
+
+def test_history_of_one_item(cmd, demo: Path) -> None:
+    run = cmd("history", "memories/alice", "home", "--json", path=demo)
+    assert run.code == 0, run
+    versions = run.json()["versions"]
+    assert [(v["version"], v["value"]) for v in versions] == [
+        (3, {"city": "New York City"}),
+        (1, {"city": "Boston"}),
+    ]
+
+
+# -- bad input ----------------------------------------------------------------
+
+
+def test_unknown_version_exits_1(cli, demo: Path) -> None:
+    run = cli("show", "9", *A, path=demo)
+    assert (run.code, run.out) == (1, ""), run
+    assert run.err.startswith(
+        "error: memories/alice has no version 9; its versions are 1..4\n"
+    ), run
+
+
+def test_bad_scope_exits_2(cli, demo: Path) -> None:
+    run = cli("log", "--scope", "memories/a.b", path=demo)
+    assert (run.code, run.out) == (2, ""), run
+    assert "cannot contain periods" in run.err, run
+
+
+def test_missing_store_exits_1_and_creates_nothing(cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nothing-here"
+    run = cli("log", *A, path=missing)
+    assert (run.code, run.out) == (1, ""), run
+    assert f"error: no store at {missing}" in run.err, run
+    assert not missing.exists()
+
+
+BAD_INPUT = {
+    # name: (arguments, exit code, words in stderr)
+    "unknown item": (["history", "memories/alice", "car"], 1, "has no history"),
+    "scope left out": (["log"], 2, "give --scope with 2 labels"),
+    "scope too short": (
+        ["log", "--scope", "memories"],
+        2,
+        "shorter than this store's scope_depth=2",
+    ),
+    "scope not JSON": (["log", "--scope", '["memories"'], 2, "not a JSON array"),
+    "scope not strings": (["log", "--scope", "[1, 2]"], 2, "an array of strings"),
+    "version not a number": (["rollback", "abc", *A], 2, "bad version 'abc'"),
+    "rollback to HEAD": (["rollback", "HEAD", *A], 1, "already HEAD"),
+    "revert a version too far": (
+        ["revert", "7", *A, "--dry-run"],
+        1,
+        "has no version 7",
+    ),
+    "limit not a number": (["log", *A, "-n", "x"], 2, "not a whole number"),
+    "unknown command": (["frobnicate"], 2, "invalid choice"),
+    "no store at $CHRONOMEM_PATH": (["log", *A], 1, "no store at"),
+}
+
+
+@pytest.mark.parametrize("name", BAD_INPUT)
+def test_bad_input_gets_a_message_and_an_exit_code(
+    cmd, demo: Path, name: str, monkeypatch
+) -> None:
+    args, code, words = BAD_INPUT[name]
+    if "$" in name:
+        monkeypatch.setenv("CHRONOMEM_PATH", str(demo.parent / "elsewhere"))
+        run = cmd(*args)
+    else:
+        run = cmd(*args, path=demo)
+    assert (run.code, run.out) == (code, ""), run
+    assert words in run.err, run
+
+
+def test_errors_as_json(cmd, demo: Path) -> None:
+    run = cmd("--json", "show", "9", *A, path=demo)
+    assert run.code == 1, run
+    error = json.loads(run.err)["error"]
+    assert error["type"] == "VersionNotFound" and error["exit_code"] == 1
+    assert "has no version 9" in error["message"]
+
+
+# -- rollback and revert ------------------------------------------------------
+
+
+def test_rollback_dry_run_changes_nothing(cli, copy: Path) -> None:
+    before = _state(copy)
+    run = cli("rollback", "2", *A, "--dry-run", path=copy)
+    assert run.code == 0, run
+    assert "Dry run: would roll back memories/alice to v2 (HEAD is v4)" in run.out
+    assert "- memories/alice/food" in run.out
+    assert 'city: "New York City" -> "Boston"' in run.out
+    assert _state(copy) == before
+
+
+def test_rollback_as_json(cmd, copy: Path) -> None:
+    run = cmd(
+        "rollback",
+        "2",
+        *A,
+        "--json",
+        "--reason",
+        "bad move",
+        "--author",
+        "ops",
+        path=copy,
+    )
+    assert run.code == 0, run
+    data = run.json()
+    assert data["applied"] and not data["dry_run"] and data["redo"] == 4
+    assert data["commit"]["version"] == 5 and data["commit"]["op"] == "rollback"
+    assert (data["commit"]["reason"], data["commit"]["author"]) == ("bad move", "ops")
+    assert _state(copy) == (
+        5,
+        {"home": {"city": "Boston"}, "pet": {"kind": "cat", "name": "Miso"}},
+    )
+    run = cmd("rollback", "4", *A, path=copy)  # the redo the first one printed
+    assert "Rolled back memories/alice to v4 as v6." in run.out
+    assert _state(copy)[1]["food"] == {"likes": "ramen"}
+
+
+def test_revert_reports_a_conflict_and_applies_nothing(cmd, copy: Path) -> None:
+    before = _state(copy)
+    for dry_run in ([], ["--dry-run"]):
+        run = cmd("revert", "1", *A, *dry_run, path=copy)
+        assert run.code == 1, run
+        assert "cannot revert v1: memories/alice/home (changed again in v3)" in run.err
+    run = cmd("revert", "1", *A, "--json", path=copy)
+    assert run.code == 1 and run.json()["conflict"]["items"][0]["later_versions"] == [3]
+    assert _state(copy) == before
+
+
+def test_revert_dry_run_then_revert_keeps_later_changes(cmd, copy: Path) -> None:
+    before = _state(copy)
+    run = cmd("revert", "3", *A, "--dry-run", "--json", path=copy)
+    assert run.code == 0, run
+    data = run.json()
+    assert data["dry_run"] and not data["applied"] and data["commit"] is None
+    assert [(c["path"], c["new"]) for c in data["changes"]] == [
+        ("memories/alice/home", {"city": "Boston"})
+    ]
+    assert _state(copy) == before
+
+    run = cmd("revert", "3", *A, path=copy)
+    assert run.code == 0, run
+    assert "Reverted v3 of memories/alice as v5." in run.out
+    head, items = _state(copy)
+    assert (
+        head == 5
+        and items["home"] == {"city": "Boston"}
+        and items["food"] == {"likes": "ramen"}
+    )
+
+
+# -- undo ---------------------------------------------------------------------
+
+
+def test_undo_yes_applies(cli, copy: Path) -> None:
+    run = cli("undo", NYC_REQUEST, *A, "--yes", path=copy)
+    assert run.code == 0, run
+    assert "Rolled back memories/alice to v2 as v5." in run.out
+    assert "To redo: chronomem rollback 4 --scope memories/alice" in run.out
+    assert _state(copy) == (
+        5,
+        {"home": {"city": "Boston"}, "pet": {"kind": "cat", "name": "Miso"}},
+    )
+
+
+def test_undo_asks_and_no_applies_nothing(cli, copy: Path) -> None:
+    before = _state(copy)
+    run = cli("undo", NYC_REQUEST, *A, path=copy, stdin="n\n")
+    assert run.code == 1, run
+    assert "Candidates" in run.out and "Restores" in run.out
+    assert "Would roll back to v2 (HEAD is v4):" in run.out
+    assert 'city: "New York City" -> "Boston"' in run.out
+    assert "Apply? [y/N]" in run.err and "nothing changed: declined" in run.err
+    assert _state(copy) == before
+
+
+def test_undo_dry_run_only_that_change_as_json(cmd, copy: Path) -> None:
+    before = _state(copy)
+    run = cmd(
+        "--json", "undo", NYC_REQUEST, *A, "--only-that-change", "--dry-run", path=copy
+    )
+    assert run.code == 0, run
+    data = run.json()
+    assert data["planned"] and not data["applied"] and data["mode"] == "revert"
+    assert data["message"].startswith("would revert v3")
+    assert [(c["path"], c["new"]) for c in data["changes"]] == [
+        ("memories/alice/home", {"city": "Boston"})
+    ]
+    best = data["resolution"]["candidates"][0]
+    assert (best["target"], best["matched_version"]) == (2, 3)
+    assert data["resolution"]["intent"]["kind"] == "undo"
+    assert _state(copy) == before
+
+
+def test_undo_asks_and_yes_applies(cmd, copy: Path) -> None:
+    run = cmd("undo", NYC_REQUEST, *A, "--only-that-change", path=copy, stdin="y\n")
+    assert run.code == 0, run
+    assert "Reverted v3 of memories/alice as v5." in run.out
+    head, items = _state(copy)
+    assert (
+        head == 5
+        and items["home"] == {"city": "Boston"}
+        and items["food"] == {"likes": "ramen"}
+    )
+
+
+@pytest.fixture
+def unsure(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The resolver finds the usual candidates but cannot call it."""
+    resolve = ChronoStore.resolve
+
+    def too_close(self: ChronoStore, *args: Any, **kwargs: Any) -> Any:
+        found = resolve(self, *args, **kwargs)
+        return dataclasses.replace(found, decided=False, reason="too close to call")
+
+    monkeypatch.setattr(ChronoStore, "resolve", too_close)
+
+
+def test_undo_lets_a_person_choose_when_unsure(cmd, copy: Path, unsure: None) -> None:
+    run = cmd("undo", NYC_REQUEST, *A, path=copy, stdin="2\ny\n")
+    assert run.code == 0, run
+    assert "Which one do you mean? [1-4, Enter for none]" in run.err
+    assert "Rolled back memories/alice to v0 as v5." in run.out  # candidate 2
+    assert _state(copy) == (5, {})
+
+
+def test_undo_never_guesses(cmd, copy: Path, unsure: None) -> None:
+    for args, stdin in ((["--yes"], ""), ([], "\n")):
+        run = cmd("undo", NYC_REQUEST, *A, *args, path=copy, stdin=stdin)
+        assert run.code == 1, run
+        assert "nothing changed" in run.err
+    assert "chronomem rollback RESTORES --scope memories/alice" in run.err
+    assert _state(copy)[0] == 4
+
+
+def test_undo_with_nothing_to_match_applies_nothing(cmd, copy: Path) -> None:
+    run = cmd("undo", "redo", *A, "--yes", path=copy)
+    assert run.code == 1, run
+    assert run.err.startswith("nothing changed: there is no rollback"), run
+    assert _state(copy)[0] == 4
+
+
+# -- maintenance --------------------------------------------------------------
+
+
+def test_reindex_then_stats(cli, copy: Path) -> None:
+    run = cli("reindex", path=copy)
+    assert run.code == 0, run
+    assert re.search(r"Reindexed 5 commits in \d+\.\d s\.", run.out), run
+
+    run = cli("stats", "--json", path=copy)
+    assert run.code == 0, run
+    data = run.json()
+    assert data["scope_depth"] == 2
+    assert data["totals"] == {
+        "scopes": 2, "commits": 5, "items": 4, "item_versions": 5, "last_seq": 5,
+    }  # fmt: skip
+    assert {s["scope"][1]: (s["head"], s["items"]) for s in data["scopes"]} == {
+        "alice": (4, 3),
+        "bob": (1, 1),
+    }
+    marks = {p["name"]: (p["seq"], p["behind"]) for p in data["projections"]}
+    assert marks["full-text"] == (5, 0) and marks["chronomem-descriptors"] == (5, 0)
+    assert data["files"]["database"] > 0 and data["files"]["chroma"] > 0
+
+
+def test_stats_for_one_scope(cmd, demo: Path) -> None:
+    run = cmd("stats", "--scope", "memories/bob", path=demo)
+    assert run.code == 0, run
+    assert "Items at HEAD  1" in run.out and "memories/bob" in run.out
+    assert "memories/alice" not in run.out
+
+
+def test_models_verify(cmd) -> None:
+    run = cmd("models", "verify", "--json")
+    assert run.code == 0, run
+    data = run.json()
+    assert data["ok"] and data["problems"] == []
+    run = cmd("models", "verify", "--dir", "/nonexistent")
+    assert run.code == 1 and "missing: /nonexistent/" in run.out
+
+
+# -- scopes -------------------------------------------------------------------
+
+
+def test_whole_store_scope_and_labels_with_slashes(cmd, tmp_path: Path) -> None:
+    path = tmp_path / "flat"
+    with ChronoStore.from_path(path) as store:  # scope_depth 0: one timeline
+        store.put(("notes",), "todo", {"text": "buy [bold]milk[/bold]"})
+        store.put(("team/red", "x"), "lead", {"name": "Ana"})
+    run = cmd("log", path=path)
+    assert run.code == 0, run
+    assert "the store (HEAD v2)" in run.out
+    assert "[bold]milk[/bold]" in run.out  # stored text is never read as markup
+
+    run = cmd("history", '["team/red", "x"]', "lead", "--json", path=path)
+    assert run.code == 0, run
+    assert run.json()["path"] == "team/red/x/lead"
+
+
+# -- the command itself and its docs ------------------------------------------
+
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    """Every command, `models provision` and `models verify` included."""
+    found: dict[str, argparse.ArgumentParser] = {}
+
+    def walk(parser: argparse.ArgumentParser, prefix: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found[f"{prefix}{name}"] = sub
+                    walk(sub, f"{prefix}{name} ")
+
+    walk(build_parser(), "")
+    return found
+
+
+def test_help_runs_as_a_module(cli) -> None:
+    run = cli("--help")
+    assert run.code == 0, run
+    for name in (
+        "log",
+        "show",
+        "diff",
+        "history",
+        "undo",
+        "rollback",
+        "revert",
+        "reindex",
+        "stats",
+        "models",
+    ):
+        assert re.search(rf"^\s+{name}\s", run.out, re.M), name
+
+
+def test_console_script_points_at_main() -> None:
+    pyproject = (REPO / "pyproject.toml").read_text()
+    declared = re.search(r'^chronomem = "([\w.]+):(\w+)"$', pyproject, re.M)
+    assert declared, "pyproject.toml declares no `chronomem` script"
+    module, attribute = declared.groups()
+    assert getattr(__import__(module, fromlist=[attribute]), attribute) is main
+
+
+def test_installed_script(child_env: dict[str, str], demo: Path) -> None:
+    script = shutil.which("chronomem", path=str(Path(sys.executable).parent))
+    if script is None:
+        pytest.skip("no `chronomem` script: reinstall the package (pip install -e .)")
+    done = subprocess.run(
+        [script, "log", *A, "--path", str(demo), "--json"],
+        capture_output=True, text=True, env=child_env, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["head"] == 4
+
+
+def test_main_returns_exit_codes_without_raising(cmd) -> None:
+    assert cmd("--help").code == 0
+    assert cmd("models").code == 2
+
+
+@pytest.fixture(scope="module")
+def documented() -> str:
+    return DOCS.read_text()
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
+def test_every_command_is_documented(documented: str, command: str) -> None:
+    """Like sqlite-utils' test_docs: every command has a `$ chronomem ...` example."""
+    assert re.search(rf"^\$ chronomem {re.escape(command)}\b", documented, re.M), (
+        command
+    )
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
+def test_every_option_is_documented(documented: str, command: str) -> None:
+    parser = _commands()[command]
+    for action in parser._actions:
+        for option in action.option_strings:
+            if option.startswith("--") and option != "--help":
+                assert option in documented, f"{command} {option}"
+
+
+@pytest.mark.parametrize("command", sorted(_commands()))
+def test_every_command_has_help(command: str) -> None:
+    assert _commands()[command].description, command
