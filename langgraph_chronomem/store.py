@@ -40,6 +40,7 @@ from langgraph_chronomem.engine.types import (
     CommitMeta,
     ItemVersion,
     RevertConflict,
+    StoreStats,
     Write,
 )
 from langgraph_chronomem.ops import ReadPlan, check_ops, check_scope, run_reads
@@ -341,11 +342,13 @@ class ChronoStore(BaseStore):
         *,
         reason: str | None = None,
         author: str | None = None,
+        dry_run: bool = False,
     ) -> Commit:
         """Restore the whole scope to its state at version `to`, as a new commit.
 
         Nothing is lost: the versions after `to` stay in the history, and rolling
-        back to the version before this commit redoes them.
+        back to the version before this commit redoes them. With `dry_run`, the
+        rollback is made and thrown away: the commit it would be, and no change.
 
         Raises:
             VersionNotFound: If `to` is not a version of the scope (0 is allowed).
@@ -353,7 +356,7 @@ class ChronoStore(BaseStore):
         """
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, reason)
-        return self._write(lambda tx: tx.rollback(sc, to, meta))
+        return self._write(lambda tx: tx.rollback(sc, to, meta), rehearse=dry_run)
 
     def revert(
         self,
@@ -362,8 +365,11 @@ class ChronoStore(BaseStore):
         *,
         reason: str | None = None,
         author: str | None = None,
+        dry_run: bool = False,
     ) -> Commit | RevertConflict:
         """Undo one commit's changes as a new commit, keeping everything after it.
+
+        With `dry_run`, the revert is made and thrown away.
 
         Returns:
             The new commit, or a `RevertConflict` (and no change) when a later
@@ -375,7 +381,7 @@ class ChronoStore(BaseStore):
         """
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, reason)
-        return self._write(lambda tx: tx.revert(sc, version, meta))
+        return self._write(lambda tx: tx.revert(sc, version, meta), rehearse=dry_run)
 
     def reset(self, scope: Sequence[str], to: int) -> int:
         """Destroy every version after `to`: for purging poisoned or private data.
@@ -390,12 +396,31 @@ class ChronoStore(BaseStore):
         )
         return removed
 
-    def _write(self, change: Callable[[LogTransaction], T]) -> T:
-        """Run a change to the log, then bring the item vectors up to date."""
-        with self._engine.transaction(write=True) as tx:
+    def _write(
+        self, change: Callable[[LogTransaction], T], *, rehearse: bool = False
+    ) -> T:
+        """Run a change to the log, then bring the item vectors up to date.
+
+        A rehearsal runs it in a transaction that is rolled back: a dry run.
+        """
+        with self._engine.transaction(write=True, rehearse=rehearse) as tx:
             result = change(tx)
-        self._search.after_commit({})
+        if not rehearse:
+            self._search.after_commit({})
         return result
+
+    def stats(self) -> StoreStats:
+        """Every scope's HEAD, commits and items, and how far each index has read.
+
+        >>> import tempfile
+        >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+        >>> store.put(("alice",), "city", {"city": "Paris"})
+        >>> [(s.scope, s.head, s.items) for s in store.stats().scopes]
+        [(('alice',), 1, 1)]
+        >>> store.close()
+        """
+        with self._engine.transaction(write=False) as tx:
+            return tx.stats()
 
     @staticmethod
     def _meta(author: str | None, reason: str | None) -> CommitMeta:
@@ -521,6 +546,7 @@ class ChronoStore(BaseStore):
     aresolve = _in_thread(resolve)
     aundo = _in_thread(undo)
     aapply = _in_thread(apply)
+    astats = _in_thread(stats)
     areindex = _in_thread(reindex)
 
     # -- TTL -------------------------------------------------------------------

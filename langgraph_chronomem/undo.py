@@ -39,6 +39,9 @@ class UndoResult:
         changes: Item by item, HEAD before the undo (`old`) and after (`new`).
         redo: `rollback(scope, to=redo)` brings back what this undo removed.
         conflict: Why a revert could not apply, if it could not.
+        action: What was (or, in a dry run, would be) done: `rollback` or
+            `revert`; `None` when there was nothing to do.
+        target: The version rolled back to, or the commit reverted.
     """
 
     applied: bool
@@ -48,6 +51,8 @@ class UndoResult:
     changes: tuple[Change, ...] = ()
     redo: int | None = None
     conflict: RevertConflict | None = None
+    action: UndoMode | None = None
+    target: int | None = None
 
     @property
     def restored(self) -> tuple[Change, ...]:
@@ -132,19 +137,37 @@ def apply_undo(
             outcome = tx.revert(scope, best.commit.version, meta)
         else:
             outcome = tx.rollback(scope, best.target, meta)
+    action: UndoMode = "revert" if revert else "rollback"
+    target = best.commit.version if revert else best.target
     if isinstance(outcome, RevertConflict):
-        return UndoResult(False, str(outcome), resolution, conflict=outcome)
-    if dry_run:
-        verb = (
-            f"revert v{best.commit.version}"
-            if revert
-            else f"roll back to v{best.target}"
+        return UndoResult(
+            False,
+            str(outcome),
+            resolution,
+            conflict=outcome,
+            action=action,
+            target=target,
         )
+    if dry_run:
+        verb = f"revert v{target}" if revert else f"roll back to v{target}"
         message = f"would {verb}: {_listing(outcome.changes)}"
-        return UndoResult(False, message, resolution, changes=outcome.changes)
-    message = _said(outcome, best, resolution)
+        return UndoResult(
+            False,
+            message,
+            resolution,
+            changes=outcome.changes,
+            action=action,
+            target=target,
+        )
     return UndoResult(
-        True, message, resolution, outcome, outcome.changes, resolution.head
+        True,
+        _said(outcome, best, resolution),
+        resolution,
+        outcome,
+        outcome.changes,
+        resolution.head,
+        action=action,
+        target=target,
     )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,9 +29,9 @@ from langgraph_chronomem.cli.errors import EXIT_OK
 from langgraph_chronomem.store import DATABASE_FILE
 
 if TYPE_CHECKING:
-    from langgraph_chronomem.store import ChronoStore
+    pass
 
-__all__ = ["register", "store_stats"]
+__all__ = ["register"]
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -89,73 +89,6 @@ def _size(path: Path) -> int:
     return 0
 
 
-def store_stats(store: ChronoStore) -> dict[str, Any]:
-    """Counts from the log and the projection marks.
-
-    The public API has no `stats()` yet, so this reads the engine's tables
-    inside one read transaction. It is the one place the CLI looks below
-    `ChronoStore`; replace it with `store.stats()` when that exists.
-    """
-    with store._engine.transaction(write=False) as tx:
-        cur = tx.cur
-        heads = dict(cur.execute("SELECT scope, head FROM scopes").fetchall())
-        commits = {
-            scope: (count, last)
-            for scope, count, last in cur.execute(
-                "SELECT scope, COUNT(*), MAX(created_at) FROM commits GROUP BY scope"
-            )
-        }
-        items = dict(
-            cur.execute(
-                "SELECT scope, COUNT(*) FROM items WHERE valid_to IS NULL "
-                "GROUP BY scope"
-            ).fetchall()
-        )
-        versions = dict(
-            cur.execute("SELECT scope, COUNT(*) FROM items GROUP BY scope").fetchall()
-        )
-        last_seq = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM commits").fetchone()[
-            0
-        ]
-        marks = cur.execute(
-            "SELECT name, seq, rebuild FROM projections ORDER BY name"
-        ).fetchall()
-        behind = {
-            name: cur.execute(
-                "SELECT COUNT(*) FROM commits WHERE seq > ?", (seq,)
-            ).fetchone()[0]
-            for name, seq, _ in marks
-        }
-    from langgraph_chronomem.engine.values import decode_time
-
-    scopes = []
-    for text in sorted(set(heads) | set(commits)):
-        count, last = commits.get(text, (0, None))
-        scopes.append(
-            {
-                "scope": text.split(".") if text else [],
-                "head": heads.get(text, 0),
-                "commits": count,
-                "items": items.get(text, 0),
-                "item_versions": versions.get(text, 0),
-                "last_commit_at": None if last is None else decode_time(last),
-            }
-        )
-    return {
-        "scopes": scopes,
-        "last_seq": last_seq,
-        "projections": [
-            {
-                "name": name,
-                "seq": seq,
-                "behind": behind[name],
-                "rebuild": json.loads(rebuild),
-            }
-            for name, seq, rebuild in marks
-        ],
-    }
-
-
 def run_stats(ctx: Context) -> int:
     path = store_path(ctx.args)
     wanted = parse_scope(getattr(ctx.args, "scope", None))
@@ -163,9 +96,13 @@ def run_stats(ctx: Context) -> int:
         depth = store.scope_depth
         if wanted:
             store.head(wanted)  # the store checks the labels
-        raw = store_stats(store)
+        stats = store.stats()
     wanted = wanted[:depth]
-    scopes = [s for s in raw["scopes"] if not wanted or tuple(s["scope"]) == wanted]
+    scopes = [
+        {**dataclasses.asdict(s), "scope": list(s.scope)}
+        for s in stats.scopes
+        if not wanted or s.scope == wanted
+    ]
     files = {
         "database": _size(path / DATABASE_FILE),
         "wal": _size(path / f"{DATABASE_FILE}-wal"),
@@ -180,11 +117,14 @@ def run_stats(ctx: Context) -> int:
             "commits": sum(s["commits"] for s in scopes),
             "items": sum(s["items"] for s in scopes),
             "item_versions": sum(s["item_versions"] for s in scopes),
-            "last_seq": raw["last_seq"],
+            "last_seq": stats.last_seq,
         },
         "files": files,
         "scopes": [{**s, "last_commit_at": iso(s["last_commit_at"])} for s in scopes],
-        "projections": raw["projections"],
+        "projections": [
+            {**dataclasses.asdict(p), "rebuild": [list(r) for r in p.rebuild]}
+            for p in stats.projections
+        ],
     }
     if ctx.json:
         ctx.emit(data)

@@ -1,8 +1,8 @@
 """Going back: `rollback TO` restores a whole scope, `revert VERSION` undoes a commit.
 
 Both write a new commit (nothing is lost), and both take `--dry-run`, which
-prints the changes the command would make and makes none. The plans come from
-the read-only API (`diff`, `show`, `history`), so a dry run cannot write.
+prints the changes the command would make and makes none: the store makes the
+commit in a transaction it rolls back, so the plan is exactly what would apply.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from langgraph_chronomem import Change, Commit, Conflict, RevertConflict, VersionError
+from langgraph_chronomem import Change, Commit, RevertConflict
 from langgraph_chronomem.cli import render, shapes
 from langgraph_chronomem.cli._app import (
     Commands,
@@ -27,51 +27,9 @@ from langgraph_chronomem.cli._app import (
 from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK
 
 if TYPE_CHECKING:
-    from langgraph_chronomem.store import ChronoStore
+    pass
 
-__all__ = ["plan_revert", "plan_rollback", "register", "report"]
-
-
-def plan_rollback(store: ChronoStore, scope: Sequence[str], to: int) -> list[Change]:
-    """What `rollback(scope, to)` would change at HEAD (old = HEAD, new = at `to`).
-
-    Raises:
-        VersionNotFound: If `to` is not a version of the scope.
-        VersionError: If `to` is HEAD (the store's own rule).
-    """
-    head = store.head(scope)
-    changes = store.diff(scope, head, to)
-    if to == head:
-        raise VersionError(f"v{to} is already HEAD; there is nothing to roll back")
-    return changes
-
-
-def plan_revert(
-    store: ChronoStore, scope: Sequence[str], version: int
-) -> list[Change] | RevertConflict:
-    """What `revert(scope, version)` would change, or the conflict that stops it.
-
-    Raises:
-        VersionNotFound: If the scope has no such version.
-        VersionError: If that commit changed nothing (the store's own rule).
-    """
-    commit = store.show(scope, version)
-    conflicts = []
-    for c in commit.changes:
-        later = tuple(
-            sorted(
-                v.version
-                for v in store.history(c.namespace, c.key)
-                if v.version > version
-            )
-        )
-        if later:
-            conflicts.append(Conflict(c.namespace, c.key, later))
-    if conflicts:
-        return RevertConflict(tuple(scope), version, tuple(conflicts))
-    if not commit.changes:
-        raise VersionError(f"v{version} changed nothing; there is nothing to revert")
-    return [Change(c.namespace, c.key, c.new, c.old) for c in commit.changes]
+__all__ = ["register", "report"]
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -189,12 +147,11 @@ def run_rollback(ctx: Context) -> int:
         scope = ctx.scope(store)
         head = store.head(scope)
         to = parse_version(args.to, lambda: head)
-        commit = None
-        if args.dry_run:
-            changes: Sequence[Change] = plan_rollback(store, scope, to)
-        else:
-            commit = store.rollback(scope, to, reason=args.reason, author=args.author)
-            changes = commit.changes
+        made = store.rollback(
+            scope, to, reason=args.reason, author=args.author, dry_run=args.dry_run
+        )
+        commit = None if args.dry_run else made
+        changes: Sequence[Change] = made.changes
     return report(
         ctx, action="rollback", scope=scope, head=head, version=to,
         dry_run=args.dry_run, commit=commit, changes=changes,
@@ -208,20 +165,14 @@ def run_revert(ctx: Context) -> int:
         head = store.head(scope)
         version = parse_version(args.version, lambda: head)
         commit, conflict, changes = None, None, []
-        if args.dry_run:
-            planned = plan_revert(store, scope, version)
-            if isinstance(planned, RevertConflict):
-                conflict = planned
-            else:
-                changes = planned
+        outcome = store.revert(
+            scope, version, reason=args.reason, author=args.author, dry_run=args.dry_run
+        )
+        if isinstance(outcome, RevertConflict):
+            conflict = outcome
         else:
-            outcome = store.revert(
-                scope, version, reason=args.reason, author=args.author
-            )
-            if isinstance(outcome, RevertConflict):
-                conflict = outcome
-            else:
-                commit, changes = outcome, list(outcome.changes)
+            changes = list(outcome.changes)
+            commit = None if args.dry_run else outcome
     return report(
         ctx, action="revert", scope=scope, head=head, version=version,
         dry_run=args.dry_run, commit=commit, changes=changes, conflict=conflict,

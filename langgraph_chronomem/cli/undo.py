@@ -93,16 +93,8 @@ def _candidates(resolution: Resolution) -> Table:
 
 
 def _is_plan(preview: UndoResult) -> bool:
-    """Whether a dry run found something it would apply.
-
-    `UndoResult` has no field for this yet: a dry run that would apply says
-    "would roll back…" / "would revert…"; every refusal says something else.
-    """
-    return (
-        not preview.applied
-        and preview.conflict is None
-        and preview.message.startswith("would ")
-    )
+    """Whether a dry run found something it would apply."""
+    return preview.action is not None and preview.conflict is None
 
 
 def _json(
@@ -161,8 +153,9 @@ def _refused(ctx: Context, result: UndoResult, scope: Sequence[str]) -> None:
 
 
 def _plan(preview: UndoResult) -> str:
-    """The plan without its listing: `would roll back to v2`."""
-    return preview.message.split(":", 1)[0]
+    """The plan in a few words: `would roll back to v2`."""
+    verb = "revert" if preview.action == "revert" else "roll back to"
+    return f"would {verb} v{preview.target}"
 
 
 def _choose(ctx: Context, resolution: Resolution) -> int | None:

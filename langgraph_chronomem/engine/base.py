@@ -33,8 +33,11 @@ from langgraph_chronomem.engine.types import (
     ItemVersion,
     Namespace,
     Op,
+    ProjectionStats,
     RevertConflict,
+    ScopeStats,
     StoredItem,
+    StoreStats,
     Write,
 )
 from langgraph_chronomem.engine.values import (
@@ -161,6 +164,35 @@ class LogTransaction:
         """The scope's HEAD version; 0 before its first commit."""
         row = self.cur.execute(self.sql.HEAD, (scope_text(scope),)).fetchone()
         return row[0] if row else 0
+
+    def stats(self) -> StoreStats:
+        """Every scope's numbers, and how far each projection has read the log."""
+        scopes = tuple(
+            ScopeStats(
+                namespace_from_text(sc),
+                head,
+                commits,
+                items,
+                versions,
+                None if last is None else decode_time(last),
+            )
+            for sc, head, commits, last, items, versions in self.cur.execute(
+                self.sql.SCOPE_STATS
+            ).fetchall()
+        )
+        (last_seq,) = self.cur.execute(self.sql.LAST_SEQ).fetchone()
+        projections = tuple(
+            ProjectionStats(
+                name,
+                seq,
+                self.cur.execute(self.sql.COMMITS_AFTER, (seq,)).fetchone()[0],
+                tuple(tuple(s) for s in json.loads(rebuild)),
+            )
+            for name, seq, rebuild in self.cur.execute(
+                self.sql.ALL_PROJECTIONS
+            ).fetchall()
+        )
+        return StoreStats(scopes, last_seq, projections)
 
     def head_seq(self, scope: Namespace) -> int:
         """The `seq` of the scope's HEAD commit (0 before its first commit).

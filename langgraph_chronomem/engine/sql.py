@@ -92,7 +92,7 @@ class Dialect:
         "ON CONFLICT (name) DO UPDATE "
         "SET seq = excluded.seq, rebuild = excluded.rebuild"
     )
-    ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections"
+    ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
     SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
     COMMITS_BETWEEN = (
         "SELECT scope, seq, version, parent, created_at, author, reason, op, target, "
@@ -126,6 +126,17 @@ class Dialect:
         raise NotImplementedError
 
     HEAD = "SELECT head FROM scopes WHERE scope = ?"
+    SCOPE_STATS = (
+        "SELECT s.scope, s.head, "
+        "(SELECT COUNT(*) FROM commits AS c WHERE c.scope = s.scope), "
+        "(SELECT MAX(created_at) FROM commits AS c WHERE c.scope = s.scope), "
+        "(SELECT COUNT(*) FROM items AS i WHERE i.scope = s.scope "
+        "AND i.valid_to IS NULL), "
+        "(SELECT COUNT(*) FROM items AS i WHERE i.scope = s.scope) "
+        "FROM scopes AS s ORDER BY s.scope"
+    )
+    LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
+    COMMITS_AFTER = "SELECT COUNT(*) FROM commits WHERE seq > ?"
     COMMIT_SEQ = "SELECT seq FROM commits WHERE scope = ? AND version = ?"
     SET_HEAD = (
         "INSERT INTO scopes (scope, head) VALUES (?, ?) "

@@ -18,7 +18,10 @@ __all__ = [
     "Conflict",
     "ItemVersion",
     "Op",
+    "ProjectionStats",
     "RevertConflict",
+    "ScopeStats",
+    "StoreStats",
     "StoredItem",
     "Write",
 ]
@@ -191,3 +194,34 @@ class CommitMeta:
     reason: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     timestamp: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ScopeStats:
+    """One scope's numbers: its HEAD, commits, live items and stored versions."""
+
+    scope: Namespace
+    head: int
+    commits: int
+    items: int
+    item_versions: int
+    last_commit_at: datetime | None
+
+
+@dataclass(frozen=True)
+class ProjectionStats:
+    """How far a derived index has read the log, and what it still has to do."""
+
+    name: str
+    seq: int
+    behind: int
+    rebuild: tuple[Namespace, ...]
+
+
+@dataclass(frozen=True)
+class StoreStats:
+    """A whole store at a glance (`ChronoStore.stats()`, `chronomem stats`)."""
+
+    scopes: tuple[ScopeStats, ...]
+    last_seq: int
+    projections: tuple[ProjectionStats, ...]
