@@ -7,6 +7,7 @@ memory scope is rolled back to the version it had there, before any replayed nod
 reads it, so the replay sees what the original run saw:
 
     >>> import tempfile
+    >>> from langgraph_chronomem import open_chronomem
     >>> from typing_extensions import TypedDict
     >>> from langgraph.graph import START, StateGraph
     >>> class State(TypedDict):
@@ -479,6 +480,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         """The version a memory scope had at a checkpoint (0 before its first commit).
 
             >>> import tempfile
+            >>> from langgraph_chronomem import open_chronomem
             >>> store, checkpointer = open_chronomem(tempfile.mkdtemp(), scope_depth=2)
             >>> store.put(("memories", "alice"), "city", {"city": "Boston"})
             >>> config = {"configurable": {"thread_id": "t1", "user_id": "alice"}}

@@ -43,7 +43,7 @@ from chromadb.config import Settings
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp, SearchItem, SearchOp
 
-from langgraph_chronomem import ChronoStore, RevertConflict, commit_context
+from langgraph_chronomem import ChronoStore, ConfigError, RevertConflict, commit_context
 from langgraph_chronomem.engine.base import scope_key
 from langgraph_chronomem.engine.types import CommitMeta
 from langgraph_chronomem.models import default_embeddings
@@ -1439,3 +1439,39 @@ async def test_aundo(moved: ChronoStore) -> None:
     assert result.applied
     found = await moved.asearch(ALICE, query="New York City", limit=10)
     assert {i.value["text"] for i in found} == {"I live in Boston", CAT}
+
+
+# -- the index settings travel with the store ---------------------------------
+
+
+def test_opened_without_index_a_store_reuses_its_default_model_index(
+    tmp_path: Path, client: Any
+) -> None:
+    """The `chronomem` command opens stores without `index`: it must still search
+    by meaning with the settings the application used."""
+    with open_store(tmp_path, chroma_client=client) as store:
+        put_toy_items(store)
+    with ChronoStore.from_path(tmp_path, chroma_client=client) as store:
+        assert store.index_config is None
+        found = store.search(ALICE, query="playing music", limit=1)
+        assert [i.key for i in found] == ["violin"] and found[0].score is not None
+        assert store.resolve(ALICE, "undo the violin").best is not None
+
+
+def test_opened_without_its_custom_model_a_store_refuses_rather_than_reembeds(
+    tmp_path: Path, client: Any
+) -> None:
+    index = {"fields": ["text"], "embed": toy_embed}
+    with open_store(tmp_path, index=index, chroma_client=client) as store:
+        put_toy_items(store)
+        store.resolve(ALICE, "undo the garden")
+    before = dump(client, DESCRIPTORS)
+    with ChronoStore.from_path(tmp_path, chroma_client=client) as store:
+        with pytest.raises(ConfigError, match="same index="):
+            store.resolve(ALICE, "undo the garden")
+        with pytest.raises(ConfigError, match="same index="):
+            store.reindex()
+        assert store.get(ALICE, "garden") is not None, "plain reads still work"
+    assert dump(client, DESCRIPTORS).keys() == before.keys(), "nothing was re-embedded"
+    with open_store(tmp_path, index=index, chroma_client=client) as store:
+        assert store.resolve(ALICE, "undo the garden").best is not None

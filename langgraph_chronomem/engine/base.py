@@ -194,6 +194,15 @@ class LogTransaction:
         )
         return StoreStats(scopes, last_seq, projections)
 
+    def meta(self, name: str) -> str | None:
+        """A store-wide setting (`scope_depth`, the index settings…), if set."""
+        row = self.cur.execute(self.sql.META, (name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, name: str, value: str) -> None:
+        """Record a store-wide setting. Needs a write transaction."""
+        self.cur.execute(self.sql.SET_META, (name, value))
+
     def head_seq(self, scope: Namespace) -> int:
         """The `seq` of the scope's HEAD commit (0 before its first commit).
 

@@ -126,6 +126,11 @@ class Dialect:
         raise NotImplementedError
 
     HEAD = "SELECT head FROM scopes WHERE scope = ?"
+    META = "SELECT value FROM chronomem_meta WHERE name = ?"
+    SET_META = (
+        "INSERT INTO chronomem_meta (name, value) VALUES (?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET value = excluded.value"
+    )
     SCOPE_STATS = (
         "SELECT s.scope, s.head, "
         "(SELECT COUNT(*) FROM commits AS c WHERE c.scope = s.scope), "

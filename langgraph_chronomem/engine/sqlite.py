@@ -363,20 +363,12 @@ class SqliteEngine:
             or requested < 0
         ):
             raise ConfigError(f"scope_depth must be an int >= 0, got {requested!r}")
-        self.conn.execute("BEGIN IMMEDIATE")
+        self.conn.execute("BEGIN IMMEDIATE")  # before `scope_depth` exists
         try:
-            row = self.conn.execute(
-                "SELECT value FROM chronomem_meta WHERE name = 'scope_depth'"
-            ).fetchone()
+            row = self.conn.execute(self.dialect.META, ("scope_depth",)).fetchone()
+            depth = requested or 0 if row is None else int(row[0])
             if row is None:
-                depth = requested or 0
-                self.conn.execute(
-                    "INSERT INTO chronomem_meta (name, value) "
-                    "VALUES ('scope_depth', ?)",
-                    (str(depth),),
-                )
-            else:
-                depth = int(row[0])
+                self.conn.execute(self.dialect.SET_META, ("scope_depth", str(depth)))
         finally:
             self.conn.execute("COMMIT")
         if requested is not None and requested != depth:

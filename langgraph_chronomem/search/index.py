@@ -20,6 +20,7 @@ descriptors are embedded with the same model, items only when `index` is given.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 from collections.abc import Mapping, Sequence
@@ -43,6 +44,7 @@ __all__ = ["SearchIndex", "caller_loop"]
 logger = logging.getLogger(__name__)
 
 CHROMA_DIR = "chroma"
+INDEX_META = "index"  # the index settings a store was last opened with
 
 caller_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
     "chronomem_caller_loop", default=None
@@ -137,11 +139,44 @@ class SearchIndex:
         self.item_fields = fields
         self.config = resolver or ResolverConfig()
         self._embed = None if index is None else index.get("embed")
+        self._unusable: str | None = None
+        self._settle_index(given=index is not None)
         self._client = chroma_client
         self._lock = threading.Lock()
         self._embeddings: Embeddings | None = None
         self._vectors: VectorIndex | None = None
         self._resolver: Resolver | None = None
+
+    def _settle_index(self, *, given: bool) -> None:
+        """Record the index a store is opened with; reuse it when none is given.
+
+        Opened without `index` (e.g. by the `chronomem` command), a store whose
+        index uses the default model or a provider string reopens it as it was.
+        One whose model is a Python object cannot be rebuilt from a name: its
+        meaning operations then refuse, instead of re-embedding everything with
+        another model under a running application's feet.
+        """
+        embedder = _embedder_name(self._embed)
+        reopenable = self._embed is None or isinstance(self._embed, str)
+        with self.engine.transaction(write=given) as tx:
+            stored = tx.meta(INDEX_META)
+            if given:
+                tx.set_meta(INDEX_META, json.dumps({
+                    "embedder": embedder,
+                    "embed": self._embed if reopenable else None,
+                    "reopenable": reopenable,
+                    "fields": self.item_fields,
+                }))  # fmt: skip
+        if given or stored is None:
+            return
+        settings = json.loads(stored)
+        if settings["reopenable"]:
+            self._embed, self.item_fields = settings["embed"], settings["fields"]
+        else:
+            self._unusable = (
+                f"this store's index embeds with {settings['embedder']}; open it "
+                "with the same index=... to search by meaning or undo in words"
+            )
 
     @property
     def indexes_items(self) -> bool:
@@ -157,7 +192,13 @@ class SearchIndex:
             return self._embeddings
 
     def vectors(self) -> VectorIndex:
-        """The Chroma projections (opened on first use)."""
+        """The Chroma projections (opened on first use).
+
+        Raises:
+            ConfigError: If the store's index needs a model this open lacks.
+        """
+        if self._unusable:
+            raise ConfigError(self._unusable)
         embeddings = self.embeddings
         with self._lock:
             if self._vectors is None:
