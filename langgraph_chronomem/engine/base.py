@@ -245,18 +245,9 @@ class LogTransaction:
                 version=version,
                 live_after=self._live_after(version),
             )
-            for key, value, created, updated, ttl, row_id in self.cur.execute(
-                *statement
-            ):
-                found[key] = StoredItem(
-                    namespace,
-                    key,
-                    decode_value(value),  # type: ignore[arg-type]
-                    decode_time(created),
-                    decode_time(updated),
-                    ttl,
-                    row_id,
-                )
+            for row in self.cur.execute(*statement):
+                item = _stored(row)
+                found[item.key] = item
         return found
 
     def search(
@@ -285,20 +276,7 @@ class LogTransaction:
             live_after=self._live_after(version),
             among=None if among is None else [(namespace_text(n), k) for n, k in among],
         )
-        return [
-            StoredItem(
-                namespace_from_text(ns),
-                key,
-                decode_value(value),  # type: ignore[arg-type]
-                decode_time(created),
-                decode_time(updated),
-                ttl,
-                row_id,
-            )
-            for ns, key, value, created, updated, ttl, row_id in self.cur.execute(
-                *statement
-            )
-        ]
+        return [_stored(row) for row in self.cur.execute(*statement)]
 
     def namespaces(
         self,
@@ -750,6 +728,20 @@ class LogTransaction:
             )
             for ver, seq, op, who, committed, value, created, updated in rows
         ]
+
+
+def _stored(row: Sequence[Any]) -> StoredItem:
+    """A read's row (namespace, key, value, created, updated, ttl, id) as an item."""
+    ns, key, value, created, updated, ttl, row_id = row
+    return StoredItem(
+        namespace_from_text(ns),
+        key,
+        decode_value(value),  # type: ignore[arg-type]
+        decode_time(created),
+        decode_time(updated),
+        ttl,
+        row_id,
+    )
 
 
 def _state(row: _Row) -> tuple[Any, ...]:

@@ -271,7 +271,8 @@ class Dialect:
     ) -> Statement:
         visible, params = _visible(None, version, live_after)
         return Statement(
-            "SELECT key, value, created_at, updated_at, ttl_minutes, id FROM items "
+            "SELECT namespace, key, value, created_at, updated_at, ttl_minutes, id "
+            "FROM items "
             f"WHERE namespace = ? AND key IN ({_marks(keys)}) AND {visible}",
             (namespace, *keys, *params),
         )
