@@ -86,9 +86,11 @@ def main(path: str) -> None:
             f"  (bm25 #{s.bm25_rank or '-'}, dense #{s.dense_rank or '-'},"
             f" rerank {s.rerank:.2f})"
         )
-    result = store.undo(scope, request, mode="revert")  # only that change: keep the cat
+    # mode="revert": undo only that change, so the cat (a later change) stays
+    result = store.undo(scope, request, mode="revert")
     print("store:", result.message)
-    print("agent now says:", graph.invoke({"said": "Where do I live?"}, alice)["answer"])
+    reply = graph.invoke({"said": "Where do I live?"}, alice)
+    print("agent now says:", reply["answer"])
     print("the cat is still there:", store.get(scope, "pet").value)
 
     store.rollback(scope, to=result.redo)

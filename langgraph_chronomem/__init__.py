@@ -29,6 +29,7 @@ from langgraph_chronomem.errors import (
     VersionError,
     VersionNotFound,
 )
+from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.search.resolve import Candidate, Resolution, ResolverConfig
 from langgraph_chronomem.store import ChronoStore
 from langgraph_chronomem.tools import (
@@ -51,6 +52,7 @@ __all__ = [
     "InvalidFilterError",
     "InvalidValueError",
     "ItemVersion",
+    "NamespaceTemplate",
     "ReadOnlyError",
     "Resolution",
     "ResolverConfig",

@@ -516,7 +516,10 @@ def load_ranker(
         logger.warning(
             "%s is unavailable, using %s instead: %s", model_name, PAIR_SCORER, exc
         )
-        return load_ranker(PAIR_SCORER)
+        stand_in = load_ranker(PAIR_SCORER)
+        with _rankers_lock:  # once per process: do not retry the hub on every call
+            _rankers[model_name, cache] = stand_in
+        return stand_in
 
 
 def _open_ranker(name: str, cache: Path, offline: bool | None) -> Ranker:

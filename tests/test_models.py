@@ -335,6 +335,9 @@ def test_online_default_tries_flashranks_own_model_first(
     fallback = [r for r in caplog.records if "instead" in r.getMessage()]
     assert fallback and TINYBERT in fallback[0].getMessage()
     assert "NetworkAccessError" in fallback[0].getMessage(), "it tried the hub first"
+    caplog.clear()
+    assert load_ranker(cache_dir=tmp_path) is ranker
+    assert not caplog.records, "the failed download is not retried on every call"
 
 
 def test_online_default_without_a_stand_in_names_the_fix(

@@ -1475,3 +1475,19 @@ def test_opened_without_its_custom_model_a_store_refuses_rather_than_reembeds(
     assert dump(client, DESCRIPTORS).keys() == before.keys(), "nothing was re-embedded"
     with open_store(tmp_path, index=index, chroma_client=client) as store:
         assert store.resolve(ALICE, "undo the garden").best is not None
+
+
+def test_a_match_in_meaning_alone_too_weak_to_trust_is_offered_not_applied(
+    tmp_path: Path,
+) -> None:
+    """Nothing about Milan is in carol's memory: the nearest commit shares no word
+    with the request and is barely similar, so undo must not act on it."""
+    carol = ("memories", "carol")
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        store.put(carol, "pet", {"content": "has a parrot named Kiwi"})
+        store.put(carol, "home", {"content": "lives in Lisbon"})
+        result = store.undo(carol, "forget that I moved to Milan")
+        assert not result.applied
+        assert "shares no word" in result.resolution.reason
+        assert store.get(carol, "home").value == {"content": "lives in Lisbon"}
+        assert store.head(carol) == 2

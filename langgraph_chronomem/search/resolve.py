@@ -50,6 +50,8 @@ class ResolverConfig:
         margin: How far the best rerank score must lead the next distinct
             target for the resolver to act on its own.
         retrievers: Which first stages run: `bm25`, `dense`, or both (fused).
+        act_similarity: Below this dense similarity, a best match that shares
+            no word with the request is offered, not acted on.
         min_similarity: Below this dense similarity, and with no shared word, a
             request matches nothing.
     """
@@ -61,6 +63,7 @@ class ResolverConfig:
     reranker_cache: str | None = None
     margin: float = 0.05
     min_similarity: float = 0.25
+    act_similarity: float = 0.3
     retrievers: frozenset[str] = frozenset({"bm25", "dense"})
 
     def __post_init__(self) -> None:
@@ -77,6 +80,7 @@ class StageScores:
 
     bm25_rank: int | None = None
     dense_rank: int | None = None
+    dense_score: float | None = None
     rrf: float = 0.0
     rerank: float | None = None
 
@@ -265,9 +269,9 @@ class Resolver:
                 scope,
                 intent.topic,
                 [h.version for h in lexical],
-                [v for v, _ in similar],
+                similar,
             )
-            return self._decide(tx, scope, base, ranked, k)
+            return self._decide(tx, scope, base, ranked, k, retrieved=True)
 
     def _dense(self, scope: Namespace, intent: Intent) -> list[tuple[int, float]]:
         index = self.vectors()
@@ -284,8 +288,10 @@ class Resolver:
         scope: Namespace,
         topic: str,
         lexical: list[int],
-        dense: list[int],
+        similar: list[tuple[int, float]],
     ) -> list[tuple[Commit, StageScores]]:
+        dense = [version for version, _ in similar]
+        similarity = dict(similar)
         fused = rrf([lexical, dense], self.config.rrf_k)
         head = tx.head(scope)
         order = sorted((v for v in fused if 1 <= v <= head), key=lambda v: -fused[v])
@@ -299,6 +305,7 @@ class Resolver:
                     if version in lexical
                     else None,
                     dense_rank=dense.index(version) + 1 if version in dense else None,
+                    dense_score=similarity.get(version),
                     rrf=fused[version],
                 )
                 scored.append((commits[0], scores))
@@ -329,7 +336,15 @@ class Resolver:
         base: Resolution,
         ranked: list[tuple[Commit, StageScores]],
         k: int,
+        *,
+        retrieved: bool = False,
     ) -> Resolution:
+        """Keep one candidate per target, and decide whether the best is clear.
+
+        A retrieved best must lead the next by `margin`, and either share a word
+        with the request or be at least `act_similarity` similar to it: a near
+        neighbour in meaning alone is offered, never acted on.
+        """
         candidates: list[Candidate] = []
         for commit, scores in ranked:
             target = self._target(tx, scope, base.intent, commit)
@@ -355,6 +370,14 @@ class Resolver:
             else "the two best matches are too close to call "
             f"({lead:.3f} < {self.config.margin})"
         )
+        similarity = first.dense_score or 0.0
+        unsure = first.bm25_rank is None and similarity < self.config.act_similarity
+        if decided and retrieved and unsure:
+            decided = False
+            reason = (
+                "the best match shares no word with the request and is only "
+                f"{similarity:.2f} similar ({self.config.act_similarity} to act)"
+            )
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )

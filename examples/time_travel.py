@@ -1,0 +1,116 @@
+"""Time travel with memory rewind: a replayed turn sees the memory it saw first.
+
+LangGraph can replay a thread from an earlier checkpoint (`get_state_history`,
+then `invoke(None, that_config)`). With an ordinary store the replayed nodes read
+today's memory, written after that checkpoint. `open_chronomem` pairs the store
+with a `ChronoCheckpointer` that records where memory stood in every checkpoint,
+and on a replay rolls the user's memory back to it first, so the replay sees
+what the original turn saw. The rewind is an ordinary commit (author
+`time-travel`), so it shows in the log and is undone like any other. The same
+run with `on_time_travel="keep"` shows the difference.
+
+    python examples/time_travel.py                  # offline: a scripted model
+    python examples/time_travel.py --model openai:gpt-4o-mini   # needs langchain
+
+(`CHRONOMEM_EXAMPLE_MODEL` works like `--model`; `--path DIR` keeps the stores.)
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from _chat_model import Turn, choose_model, parse_args
+from chat_agent import build_agent, chat, print_log
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableConfig
+
+from langgraph_chronomem import ChronoStore, open_chronomem
+from langgraph_chronomem.checkpoint import TimeTravel
+
+QUESTION = "Where do I live, and do I have a pet?"
+CONVERSATION = {
+    "I live in Boston.": Turn(
+        "Got it.", [("remember", {"key": "home", "content": "Boston"})]
+    ),
+    QUESTION: Turn("You live in {home}; pet: {pet}."),
+    "I moved to Lisbon.": Turn(
+        "Noted.", [("remember", {"key": "home", "content": "Lisbon"})]
+    ),
+    "I adopted a dog named Rex.": Turn(
+        "Hi Rex!", [("remember", {"key": "pet", "content": "a dog named Rex"})]
+    ),
+}
+ALICE: RunnableConfig = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
+SCOPE = ("memories", "alice")
+
+
+def show_memory(store: ChronoStore, label: str) -> None:
+    found = store.search(SCOPE)
+    facts = ", ".join(f"{i.key}={i.value['content']}" for i in found)
+    print(f"{label} (v{store.head(SCOPE)}): {facts}")
+
+
+def talk_then_replay(
+    model: BaseChatModel, path: Path, on_time_travel: TimeTravel
+) -> tuple[str, str]:
+    """Talk, replay the question's turn; (first answer, replayed answer)."""
+    print(f"\n=== on_time_travel={on_time_travel!r} ===")
+    store, checkpointer = open_chronomem(
+        path, scope_depth=2, on_time_travel=on_time_travel
+    )
+    try:
+        graph = build_agent(model, store, checkpointer)
+        answers = {text: chat(graph, ALICE, text) for text in CONVERSATION}
+        show_memory(store, "\nmemory now")
+
+        # The checkpoint where the question was asked, before the agent answered.
+        asked = next(
+            s
+            for s in graph.get_state_history(ALICE)
+            if s.next == ("agent",) and s.values["messages"][-1].text == QUESTION
+        )
+        version = checkpointer.memory_version(asked.config)
+        print(
+            f"replaying from checkpoint {asked.config['configurable']['checkpoint_id']}"
+            f" (memory was at v{version} there)"
+        )
+        replay: RunnableConfig = {
+            "configurable": {**ALICE["configurable"], **asked.config["configurable"]}
+        }
+        replayed = graph.invoke(None, replay)["messages"][-1].text
+        print(f"agent (replayed): {replayed}")
+        show_memory(store, "memory after the replay")
+
+        rewinds = store.log(SCOPE, author="time-travel")
+        if rewinds:
+            print_log(store, SCOPE)
+            store.rollback(SCOPE, to=rewinds[0].version - 1)
+            show_memory(
+                store, f"\nundo the rewind (rollback to v{rewinds[0].version - 1})"
+            )
+    finally:
+        store.close()
+    return answers[QUESTION], replayed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(__doc__ or "", argv)
+    model = choose_model(args.model, CONVERSATION)
+    path = Path(args.path or tempfile.mkdtemp(prefix="chronomem-"))
+    first, rewound = talk_then_replay(model, path / "rewind", "rewind")
+    _, kept = talk_then_replay(model, path / "keep", "keep")
+    print(f"\nfirst answer:            {first}")
+    print(f"replayed, with rewind:   {rewound}")
+    print(f"replayed, with keep:     {kept}  <- memory from after the question")
+    print(f"stores: {path}")
+    if "Boston" not in rewound or "Lisbon" in rewound or "Lisbon" not in kept:
+        print("FAILED: the replay should see Boston only with rewind", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

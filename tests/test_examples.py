@@ -1,0 +1,121 @@
+"""The examples run offline with the scripted model and do what they say."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from langgraph_chronomem import ChronoStore
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ALICE, BOB, CAROL = (("memories", user) for user in ("alice", "bob", "carol"))
+
+
+Load = Callable[[str], ModuleType]
+
+
+@pytest.fixture
+def examples(monkeypatch: pytest.MonkeyPatch) -> Load:
+    """Import the examples as their scripts do (from examples/), scripted model."""
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    monkeypatch.delenv("CHRONOMEM_EXAMPLE_MODEL", raising=False)
+
+    return importlib.import_module
+
+
+def _ops(store: ChronoStore, scope: tuple[str, str]) -> list[tuple[str, str | None]]:
+    return [(c.op, c.author) for c in store.log(scope)]
+
+
+def test_chat_agent_undoes_the_wrong_memory_only(
+    examples: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert examples("chat_agent").main(["--path", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "-> undo_memory(request='undo my move to NYC'" in out
+    assert "agent: You live in Boston and work as a nurse." in out  # read from memory
+    assert "updated memories/alice/home: Boston -> NYC" in out  # the history tool
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        assert store.get(ALICE, "home").value == {"content": "Boston"}
+        assert store.get(ALICE, "job").value == {"content": "nurse"}  # kept: a revert
+        assert _ops(store, ALICE)[0] == ("revert", "undo_memory")
+        assert store.head(ALICE) == 5
+
+
+def test_multi_user_undo_stays_in_its_users_timeline(
+    examples: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert examples("multi_user").main(["--path", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Nothing changed: nothing in this memory's history matches" in out  # carol
+    assert "alice: Where do I live?\nagent: You live in Boston." in out
+    assert "bob: Where do I live?\nagent: You live in Rome." in out
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        assert _ops(store, ALICE) == [("put", None), ("put", None)]
+        assert _ops(store, BOB) == [
+            ("rollback", "undo_memory"),
+            ("put", None),
+            ("put", None),
+        ]
+        assert _ops(store, CAROL) == [("put", None), ("put", None)]
+        assert store.as_of(BOB, 2).get(BOB, "home").value == {"content": "Milan"}
+        everyone = store.search(("memories",), limit=100)
+        assert {item.namespace for item in everyone} == {ALICE, BOB, CAROL}
+        assert len(everyone) == 5
+
+
+def test_time_travel_runs_as_a_script(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "CHRONOMEM_EXAMPLE_MODEL"}
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "time_travel.py"), "--path", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    first = "You live in Boston; pet: (no pet remembered)."
+    assert f"agent (replayed): {first}" in lines  # rewound: sees what it saw
+    assert "agent (replayed): You live in Lisbon; pet: a dog named Rex." in lines
+    with ChronoStore.from_path(tmp_path / "rewind", scope_depth=2) as store:
+        # put x3, the replay's rewind to v1, then the example's undo of the rewind
+        assert _ops(store, ALICE) == [
+            ("rollback", None),
+            ("rollback", "time-travel"),
+            ("put", None),
+            ("put", None),
+            ("put", None),
+        ]
+        assert store.show(ALICE, 4).target == 1
+        assert store.get(ALICE, "home").value == {"content": "Lisbon"}
+    with ChronoStore.from_path(tmp_path / "keep", scope_depth=2) as store:
+        assert store.log(ALICE, author="time-travel") == []
+
+
+def test_a_real_model_without_langchain_says_what_to_install(
+    examples: Load, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "langchain", None)  # import fails
+    monkeypatch.setenv("CHRONOMEM_EXAMPLE_MODEL", "openai:gpt-4o-mini")
+    chat_model = examples("_chat_model")
+    with pytest.raises(SystemExit, match="pip install langchain"):
+        chat_model.choose_model(None, {})
+
+
+def test_the_scripted_model_refuses_a_script_calling_unbound_tools(
+    examples: Load,
+) -> None:
+    chat_model = examples("_chat_model")
+    model = chat_model.ScriptedChatModel(
+        script={"hi": chat_model.Turn("hello", [("forget", {})])}
+    )
+    with pytest.raises(ValueError, match="unbound tools: \\['forget'\\]"):
+        model.bind_tools([])
