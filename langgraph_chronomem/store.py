@@ -156,7 +156,7 @@ class ChronoStore(BaseStore):
             ConfigError: If `scope_depth` contradicts the stored one, or a setting
                 is malformed.
         """
-        directory = Path(path)
+        directory = Path(path).resolve()  # Chroma keys its clients by path
         directory.mkdir(parents=True, exist_ok=True)
         engine = SqliteEngine(
             directory / DATABASE_FILE,

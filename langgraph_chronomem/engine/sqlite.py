@@ -373,7 +373,7 @@ class SqliteEngine:
             self.conn.execute("COMMIT")
         if requested is not None and requested != depth:
             raise ConfigError(
-                f"{self.path} was created with scope_depth={depth}; open it with "
+                f"this store was created with scope_depth={depth}; open it with "
                 f"scope_depth={depth} (or leave it out), not {requested}"
             )
         return depth

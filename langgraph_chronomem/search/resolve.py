@@ -48,7 +48,8 @@ class ResolverConfig:
             `langgraph_chronomem.models.load_ranker`).
         reranker_cache: FlashRank's model cache directory.
         margin: How far the best rerank score must lead the next distinct
-            target for the resolver to act on its own.
+            target for the resolver to act on its own (without a rerank: how
+            far its RRF score leads, as a share of the highest RRF score possible).
         retrievers: Which first stages run: `bm25`, `dense`, or both (fused).
         act_similarity: Below this dense similarity, a best match that shares
             no word with the request is offered, not acted on.
@@ -361,6 +362,8 @@ class Resolver:
         first = candidates[0].scores
         second = candidates[1].scores if len(candidates) > 1 else None
         lead = _score(first) - _score(second) if second else float("inf")
+        if first.rerank is None:  # RRF scores top out at 2/(k+1): compare shares of it
+            lead *= (self.config.rrf_k + 1) / 2
         decided = second is None or lead >= self.config.margin
         reason = (
             f"best match leads the next by {lead:.3f}"
