@@ -18,6 +18,7 @@ __all__ = [
     "Target",
     "load_average",
     "machine_info",
+    "markdown_table",
     "render_markdown",
     "size_label",
 ]
@@ -119,8 +120,11 @@ def load_average() -> str:
     return " / ".join(f"{load:.2f}" for load in os.getloadavg())
 
 
-def machine_info(directory: Path) -> dict[str, str]:
-    """What the numbers were measured on; `directory` is where the stores live."""
+def machine_info(directory: Path, packages: Sequence[str] = PACKAGES) -> dict[str, str]:
+    """What the numbers were measured on; `directory` is where the stores live.
+
+    `packages` are the distributions whose installed versions are listed.
+    """
     return {
         "cpu": _cpu_model(),
         "cores": str(os.cpu_count()),
@@ -130,8 +134,27 @@ def machine_info(directory: Path) -> dict[str, str]:
         "storage": f"{directory} ({_filesystem(directory)})",
         "load average at start": load_average(),
         "commit": _git_commit(),
-        **{package: _version(package) for package in PACKAGES},
+        **{package: _version(package) for package in packages},
     }
+
+
+def markdown_table(
+    header: Sequence[str], rows: Sequence[Sequence[object]], *, align: str = ""
+) -> list[str]:
+    """A markdown table's lines. `align` has one letter per column, `l` or `r`;
+    columns it does not cover align left if first, else right.
+
+        >>> markdown_table(["size", "p50"], [["1k", "3.0"]])
+        ['| size | p50 |', '|---|---:|', '| 1k | 3.0 |']
+    """
+    align = align or "l"
+    letters = [align[i] if i < len(align) else "r" for i in range(len(header))]
+    rule = ["---:" if letter == "r" else "---" for letter in letters]
+    return [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(rule) + "|",
+        *("| " + " | ".join(str(cell) for cell in row) + " |" for row in rows),
+    ]
 
 
 def _us(value: float) -> str:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmarks.subjects import STORES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,3 +39,82 @@ def test_store_ops_quick_reports_every_store_and_target(tmp_path: Path) -> None:
     assert set(results["200"]) == set(STORES)
     assert results["200"]["ChronoStore"]["rollback"]["n"] == 3
     assert "rollback" not in results["200"]["InMemoryStore"]
+
+
+UNDO_TINY = "benchmarks/undo_latency.py --quick --sizes 40 --rounds 1 --rerank-top 5"
+
+
+def test_undo_latency_quick_reports_every_stage_and_one_off_cost(
+    tmp_path: Path,
+) -> None:
+    from benchmarks.undo_stages import STAGES
+    from benchmarks.undo_workload import REQUESTS
+
+    report = tmp_path / "undo.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            *UNDO_TINY.split(),
+            *("--dir", str(tmp_path), "--json", str(report)),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    table = done.stdout
+    assert "## Undo latency" in table
+    assert "Reranker: `" in table
+    assert "rerank_top=5" in table
+    for stage in STAGES:
+        if stage != "shortcut":
+            assert f"| {stage}" in table
+    measured = json.loads(report.read_text())
+    size = measured["sizes"]["40"]
+    assert size["heads"] == {"alice": 40, "bob": 10, "carol": 10, "dmitri": 10}
+    assert size["one_off_ms"]["descriptors embedded"] == 70
+    searches = sum(r.path == "search" for r in REQUESTS)
+    assert size["end_to_end"]["search"]["n"] == searches
+    assert size["end_to_end"]["all"]["n"] == len(REQUESTS)
+    assert all(len(r["stages_ns"]) == 1 for r in size["requests"])
+    assert measured["target"]["passed"] is None  # no 10k store in a quick run
+
+
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not here (CC BY-NC)")
+def test_rollback_locomo_quick_scores_every_system(tmp_path: Path) -> None:
+    from benchmarks.locomo.render import BASELINES
+    from benchmarks.rollback_locomo import SYSTEMS
+
+    report = tmp_path / "locomo.json"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "benchmarks/rollback_locomo.py",
+            *("--quick", "--max-anchors", "2", "--data", str(LOCOMO)),
+            *("--store-dir", str(tmp_path), "--json", str(report)),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    table = done.stdout
+    assert "## Rollback on LoCoMo" in table
+    assert "cross-encoder" in table  # the reranker is named for what it is
+    for system in SYSTEMS.values():
+        assert f"| {system.name} |" in table
+    measured = json.loads(report.read_text())
+    requests = measured["requests"]
+    assert requests and {r["conv"] for r in requests} == {"conv-30"}
+    assert all(set(r["systems"]) == set(SYSTEMS) for r in requests)
+    assert all(r["gold"][0] <= r["gold"][1] <= r["head"] for r in requests)
+    results = measured["summary"]["tuning/main"]
+    assert set(results) == {*SYSTEMS, *BASELINES}
+    assert 0.0 <= results["bm25"]["r1"] <= results["bm25"]["r5"] <= 1.0

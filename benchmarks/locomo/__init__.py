@@ -1,0 +1,1 @@
+"""The LoCoMo rollback benchmark's parts: the data, the requests, the metrics."""
