@@ -5,10 +5,12 @@ FlashRank's `Ranker` runs a cross-encoder: it tokenizes `[CLS] query [SEP] passa
 cross-encoder can be had, this wraps a *bi-encoder* (all-MiniLM-L6-v2) so that it
 answers the same call:
 
-1. **split** (`_split_graph`) cuts every pair into two rows of one batch:
-   `[CLS] query [SEP]` where it already stands, and `[CLS] passage [SEP]` moved to
-   the front (so position embeddings match an ordinary single-text run);
-2. **encode** is the encoder itself, run once on the `2B` rows;
+1. **split** (`_split_graph`) makes `B + 1` rows of one batch: the first pair's
+   `[CLS] query [SEP]` where it already stands, then every pair's
+   `[CLS] passage [SEP]` moved to the front (so position embeddings match an
+   ordinary single-text run). One `rerank` call has one query, so encoding it
+   once instead of once per pair halves the work;
+2. **encode** is the encoder itself, run once on the `B + 1` rows;
 3. **score** (`_score_graph`) mean-pools each row, L2-normalises it and returns
    `scale * cos(query, passage) + bias` as `[B, 1]` logits (FlashRank applies a
    sigmoid, so the defaults 10 and -3 spread cosines 0.1..0.6 over 0.1..0.95).
@@ -36,7 +38,7 @@ _ENCODER_INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
 
 
 def _split_graph(opset: int, ir_version: int) -> Any:
-    """Pairs `[B, L]` -> encoder rows `[2B, L]` (queries first) and their mask."""
+    """Pairs `[B, L]` -> encoder rows `[B + 1, L]` (the query first) and their mask."""
     from onnx import TensorProto, helper, numpy_helper
 
     def const(name: str, value: int | list[int]) -> Any:
@@ -67,9 +69,11 @@ def _split_graph(opset: int, ir_version: int) -> Any:
         node("Less", ["pos_m1", "p_len"], ["in_p"]),
         node("Or", ["at_cls", "in_p"], ["p_keep"]),
         node("Cast", ["p_keep"], ["p_mask"], to=TensorProto.INT64),
-        # Both rows in one batch; the encoder sees token type 0 everywhere.
-        node("Concat", ["input_ids", "p_ids"], ["rows_ids"], axis=0),
-        node("Concat", ["q_mask", "p_mask"], ["rows_mask"], axis=0),
+        # The query once, then the passages; the encoder sees token type 0 everywhere.
+        node("Slice", ["input_ids", "row0_start", "row0_end", "axis0"], ["q_ids"]),
+        node("Slice", ["q_mask", "row0_start", "row0_end", "axis0"], ["q_row_mask"]),
+        node("Concat", ["q_ids", "p_ids"], ["rows_ids"], axis=0),
+        node("Concat", ["q_row_mask", "p_mask"], ["rows_mask"], axis=0),
         node("Mul", ["rows_ids", "zero"], ["rows_types"]),
         # The encoder consumes rows_mask; the pooling step needs its own copy.
         node("Identity", ["rows_mask"], ["pool_mask"]),
@@ -90,6 +94,8 @@ def _split_graph(opset: int, ir_version: int) -> Any:
         initializer=[
             const("one", 1),
             const("zero", 0),
+            const("row0_start", [0]),
+            const("row0_end", [1]),
             const("axis0", [0]),
             const("axis1", [1]),
         ],
@@ -100,7 +106,7 @@ def _split_graph(opset: int, ir_version: int) -> Any:
 
 
 def _score_graph(opset: int, ir_version: int, scale: float, bias: float) -> Any:
-    """Hidden states `[2B, L, H]` and mask `[2B, L]` -> logits `[B, 1]`."""
+    """Hidden states `[B + 1, L, H]` and mask `[B + 1, L]` -> logits `[B, 1]`."""
     from onnx import TensorProto, helper, numpy_helper
 
     def const(name: str, value: object, dtype: type) -> Any:
@@ -120,7 +126,8 @@ def _score_graph(opset: int, ir_version: int, scale: float, bias: float) -> Any:
         node("Sqrt", ["norm_sq"], ["norm"]),
         node("Max", ["norm", "min_norm"], ["norm_safe"]),
         node("Div", ["mean", "norm_safe"], ["unit"]),
-        node("Split", ["unit"], ["query", "passage"], axis=0),
+        node("Slice", ["unit", "query_start", "query_end", "dim0"], ["query"]),
+        node("Slice", ["unit", "query_end", "to_end", "dim0"], ["passage"]),
         node("Mul", ["query", "passage"], ["products"]),
         node("ReduceSum", ["products", "dim1"], ["cosine"], keepdims=1),
         node("Mul", ["cosine", "scale"], ["scaled"]),
@@ -140,7 +147,11 @@ def _score_graph(opset: int, ir_version: int, scale: float, bias: float) -> Any:
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 1])],
         initializer=[
             const("last_axis", [-1], np.int64),
+            const("dim0", [0], np.int64),
             const("dim1", [1], np.int64),
+            const("query_start", [0], np.int64),
+            const("query_end", [1], np.int64),
+            const("to_end", [np.iinfo(np.int64).max], np.int64),
             const("min_count", 1e-9, np.float32),
             const("min_norm", 1e-12, np.float32),
             const("scale", scale, np.float32),

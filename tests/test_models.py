@@ -308,6 +308,31 @@ def test_pair_scorer_ranks_through_flashrank(
     assert ranked[0]["score"] > ranked[-1]["score"]
 
 
+def test_pair_scorer_scores_are_the_encoders_cosine_whatever_the_batch(
+    offline: Path,
+) -> None:
+    """The query is encoded once per call; each passage must still get exactly
+    sigmoid(10 * cos - 3) against it, however long its batch neighbours are."""
+    query = "undo my move to Paris"
+    texts = [
+        "updated memories/alice/city: Boston -> Paris",
+        "ok",
+        "created memories/alice/pets/biscuit: a golden retriever adopted in May "
+        "from the shelter on Elm Street, vaccinated, loves the beach",
+    ]
+    ranker = load_ranker(PAIR_SCORER, offline / "flashrank")
+    alone = {t: rerank(ranker, query, [{"id": t, "text": t}])[0]["score"] for t in texts}
+    together = rerank(ranker, query, [{"id": t, "text": t} for t in texts])
+
+    vectors = np.array(models.default_embedding_function()([query, *texts]))
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    expected = 1 / (1 + np.exp(-(10 * unit[1:] @ unit[0] - 3)))
+    for result in together:
+        want = expected[texts.index(result["id"])]
+        assert result["score"] == pytest.approx(want, abs=1e-4)
+        assert alone[result["id"]] == pytest.approx(want, abs=1e-4)
+
+
 def test_offline_default_reranker_is_the_named_stand_in(
     offline: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
