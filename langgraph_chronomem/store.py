@@ -46,6 +46,7 @@ from langgraph_chronomem.engine.types import (
 from langgraph_chronomem.ops import ReadPlan, check_ops, check_scope, run_reads
 from langgraph_chronomem.search.index import SearchIndex, caller_loop
 from langgraph_chronomem.search.resolve import Resolution, ResolverConfig
+from langgraph_chronomem.search.vectors import Progress
 from langgraph_chronomem.ttl import TTLSweeper
 from langgraph_chronomem.undo import UndoMode, UndoResult, apply_undo
 from langgraph_chronomem.view import StoreView
@@ -523,14 +524,25 @@ class ChronoStore(BaseStore):
             self._search.after_commit({})
         return result
 
-    def reindex(self) -> int:
+    def reindex(self, progress: Progress | None = None) -> int:
         """Rebuild every derived index (full text, Chroma) from the log.
 
-        Returns how many commits were indexed.
+        Returns how many commits were indexed. `progress`, if given, is called
+        as `progress(done, total)` while the vectors are rebuilt, the slow part:
+
+            >>> import tempfile
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp())
+            >>> store.put(("notes",), "a", {"text": "hello"})
+            >>> store.put(("notes",), "b", {"text": "world"})
+            >>> store.reindex(progress=lambda done, total: print(f"{done}/{total}"))
+            0/2
+            2/2
+            2
+            >>> store.close()
         """
         with self._engine.transaction(write=True) as tx:
             tx.reindex_descriptors()
-        return self._search.vectors().rebuild(self._engine)
+        return self._search.vectors().rebuild(self._engine, progress)
 
     # -- async twins -----------------------------------------------------------
 

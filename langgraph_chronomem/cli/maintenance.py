@@ -9,7 +9,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
@@ -59,19 +65,19 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
 def run_reindex(ctx: Context) -> int:
     with open_store(ctx.args) as store:
         started = time.perf_counter()
-        # ChronoStore.reindex() reports no progress yet: show that work is going on.
         with Progress(
-            SpinnerColumn(),
             TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
             TimeElapsedColumn(),
             console=ctx.err,
             transient=True,
         ) as progress:
-            progress.add_task(
-                "rebuilding the full-text index and the vectors", total=None
+            task = progress.add_task("embedding commits", total=None)
+            count = store.reindex(
+                lambda done, total: progress.update(task, completed=done, total=total)
             )
-            count = store.reindex()
-        seconds = time.perf_counter() - started
+    seconds = time.perf_counter() - started
     if ctx.json:
         ctx.emit({"commits": count, "seconds": round(seconds, 3)})
     else:

@@ -119,6 +119,10 @@ class ProjectionFeed:
         """The next commits' seqs after `seq`, oldest first."""
         return [row[0] for row in self.cur.execute(self.sql.SEQS_AFTER, (seq, limit))]
 
+    def count_after(self, seq: int) -> int:
+        """How many commits come after `seq`: the work a catch-up from there has."""
+        return int(self.cur.execute(self.sql.COUNT_AFTER, (seq,)).fetchone()[0])
+
     def changed_items(self, after: int, upto: int) -> list[tuple[Namespace, str]]:
         """Every item a commit with `after < seq <= upto` changed."""
         return [

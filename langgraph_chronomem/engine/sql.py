@@ -94,6 +94,7 @@ class Dialect:
     )
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
     SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
+    COUNT_AFTER = "SELECT count(*) FROM commits WHERE seq > ?"
     COMMITS_BETWEEN = (
         "SELECT scope, seq, version, parent, created_at, author, reason, op, target, "
         "summary, labels FROM commits WHERE seq > ? AND seq <= ? ORDER BY seq"

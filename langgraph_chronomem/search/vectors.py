@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,11 +49,14 @@ from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.search.intent import TimeWindow
 
-__all__ = ["DescriptorHit", "ItemHit", "VectorIndex"]
+__all__ = ["DescriptorHit", "ItemHit", "Progress", "VectorIndex"]
 
 ITEMS = "chronomem-items"
 DESCRIPTORS = "chronomem-descriptors"
 _BATCH = 256  # commits per catch-up step
+
+Progress = Callable[[int, int], None]
+"""Called as `progress(done, total)` while commits are applied to the collections."""
 
 
 @dataclass(frozen=True)
@@ -193,6 +196,7 @@ class VectorIndex:
         items: bool = True,
         descriptors: bool = True,
         known: Mapping[str, list[float]] | None = None,
+        progress: Progress | None = None,
     ) -> int:
         """Apply every commit the collections have not seen. Returns how many.
 
@@ -202,20 +206,42 @@ class VectorIndex:
             descriptors: Catch up the descriptor collection.
             known: Vectors already computed for some texts (a write embeds its
                 values before it commits, and passes them here).
+            progress: Called as `progress(done, total)` after every batch, in
+                commits applied over all the collections caught up.
         """
+        wanted = {DESCRIPTORS: descriptors, ITEMS: items and self.items is not None}
+        names = [name for name, want in wanted.items() if want]
         applied = 0
         with self._lock:
             if descriptors:
                 with engine.transaction(write=True) as tx:
                     tx.index_descriptors()  # the texts come from the full-text index
-                applied = self._catch_up(
-                    engine, DESCRIPTORS, self._apply_descriptors, known
-                )
-            if items and self.items is not None:
-                applied = max(
-                    applied, self._catch_up(engine, ITEMS, self._apply_items, known)
-                )
+            advance = self._tally(engine, names, progress) if progress else None
+            for name in names:
+                apply = {DESCRIPTORS: self._apply_descriptors, ITEMS: self._apply_items}
+                done = self._catch_up(engine, name, apply[name], known, advance)
+                applied = max(applied, done)
         return applied
+
+    def _tally(
+        self, engine: SqliteEngine, names: Sequence[str], progress: Progress
+    ) -> Callable[[int], None]:
+        """A counter of applied commits that reports to `progress`, starting at 0."""
+        with engine.transaction(write=False) as tx:
+            feed = ProjectionFeed(tx)
+            total = sum(
+                feed.count_after(0 if name in self._fresh else feed.state(name).seq)
+                for name in names
+            )
+        done = 0
+        progress(done, total)
+
+        def advance(count: int) -> None:
+            nonlocal done
+            done += count
+            progress(done, total)
+
+        return advance
 
     def behind(self, engine: SqliteEngine) -> bool:
         """Whether the item collection has commits (or a rebuild) still to apply."""
@@ -232,7 +258,14 @@ class VectorIndex:
         """How many item vectors the collection holds."""
         return 0 if self.items is None else int(self.items.count())
 
-    def _catch_up(self, engine: SqliteEngine, name: str, apply: Any, known: Any) -> int:
+    def _catch_up(
+        self,
+        engine: SqliteEngine,
+        name: str,
+        apply: Any,
+        known: Any,
+        advance: Callable[[int], None] | None,
+    ) -> int:
         if name in self._fresh:  # an empty collection has applied nothing yet
             with engine.transaction(write=True) as tx:
                 ProjectionFeed(tx).save(name, ProjectionState(0))
@@ -257,6 +290,8 @@ class VectorIndex:
             with engine.transaction(write=True) as tx:
                 ProjectionFeed(tx).save(name, state)
             applied += len(seqs)
+            if advance is not None:
+                advance(len(seqs))
 
     def _apply_items(
         self,
@@ -343,8 +378,11 @@ class VectorIndex:
                 ],
             )
 
-    def rebuild(self, engine: SqliteEngine) -> int:
-        """Drop both collections and make them again from the log."""
+    def rebuild(self, engine: SqliteEngine, progress: Progress | None = None) -> int:
+        """Drop both collections and make them again from the log.
+
+        `progress` is called as in `catch_up`.
+        """
         with self._lock:
             for name in (DESCRIPTORS, ITEMS):
                 if name in {c.name for c in self.client.list_collections()}:
@@ -352,7 +390,7 @@ class VectorIndex:
             self.descriptors = self._collection(DESCRIPTORS)
             if self.item_fields is not None:
                 self.items = self._collection(ITEMS)
-        return self.catch_up(engine)
+        return self.catch_up(engine, progress=progress)
 
     # -- queries --------------------------------------------------------------
 
