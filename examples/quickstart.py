@@ -81,10 +81,11 @@ def main(path: str) -> None:
     print(f"\nuser: {request!r}")
     for candidate in store.resolve(scope, request, k=3).candidates:
         s = candidate.scores
+        rerank = "-" if s.rerank is None else f"{s.rerank:.2f}"  # no cross-encoder
         print(
             f"  candidate v{candidate.commit.version}: {candidate.summary}"
             f"  (bm25 #{s.bm25_rank or '-'}, dense #{s.dense_rank or '-'},"
-            f" rerank {s.rerank:.2f})"
+            f" rerank {rerank})"
         )
     # mode="revert": undo only that change, so the cat (a later change) stays
     result = store.undo(scope, request, mode="revert")

@@ -25,6 +25,10 @@ Which models are used:
   only if that download fails while `<dir>` holds the pair scorer is the stand-in
   used, with a warning naming it. It is never chosen silently.
 
+The undo search asks for FlashRank's default with `fallback=False`: where it
+cannot be had, it does not rerank rather than rerank with the stand-in, which
+only repeats its dense stage (docs/benchmarks.md).
+
 A model that cannot be had raises `ModelUnavailableError` naming the fix. Importing
 this module sets `ORT_DISABLE_TELEMETRY=1` unless it is set (ONNX Runtime phones home).
 """
@@ -464,7 +468,10 @@ _rankers_lock = threading.Lock()
 
 
 def load_ranker(
-    model_name: str | None = None, cache_dir: str | Path | None = None
+    model_name: str | None = None,
+    cache_dir: str | Path | None = None,
+    *,
+    fallback: bool = True,
 ) -> Ranker:
     """A FlashRank `Ranker`, one per (model, cache folder), its folder checked first.
 
@@ -475,6 +482,9 @@ def load_ranker(
         model_name: a FlashRank model name or `PAIR_SCORER`; default per the rule.
         cache_dir: FlashRank's cache; default `.../langgraph-chronomem/flashrank`,
             or `<dir>/flashrank` for the pair scorer.
+        fallback: when `model_name` is `None` and FlashRank's default model
+            cannot be had, use the pair scorer (as the rule says) or, if
+            `False`, raise `ModelUnavailableError`.
 
     Raises:
         ConfigError: `model_name` is not a model FlashRank knows.
@@ -500,6 +510,11 @@ def load_ranker(
         model_name = flashrank.Config.default_model
         folder = Path(cache_dir or _cache_root() / "flashrank") / model_name
         if offline and _missing_files(folder, model_name):
+            if not fallback:
+                raise _unavailable(
+                    f"FlashRank model {model_name!r}",
+                    f"CHRONOMEM_OFFLINE=1 and it is not in {folder.parent}",
+                )
             model_name = PAIR_SCORER
     if cache_dir is None:
         pair = model_name == PAIR_SCORER
@@ -511,7 +526,8 @@ def load_ranker(
                 _rankers[model_name, cache] = _open_ranker(model_name, cache, offline)
             return _rankers[model_name, cache]
     except ModelUnavailableError as exc:
-        if not (defaulted and offline is None and (models_dir() / _PAIR).is_dir()):
+        provisioned = (models_dir() / _PAIR).is_dir()
+        if not (fallback and defaulted and offline is None and provisioned):
             raise
         logger.warning(
             "%s is unavailable, using %s instead: %s", model_name, PAIR_SCORER, exc

@@ -10,6 +10,8 @@ import pytest
 from langgraph.store.base import PutOp
 
 from langgraph_chronomem import ChronoStore, InvalidValueError
+from langgraph_chronomem.errors import ConfigError
+from langgraph_chronomem.search.resolve import ResolverConfig
 
 ALICE = ("memories", "alice")
 
@@ -72,3 +74,22 @@ def test_bad_paging_is_refused(store: ChronoStore, page: dict[str, Any]) -> None
 def test_unknown_op_is_refused(store: ChronoStore) -> None:
     with pytest.raises(TypeError, match="not a store op"):
         store.batch([("put", ALICE, "a")])  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    "knobs",
+    [
+        {"retrievers": frozenset()},
+        {"retrievers": frozenset({"bm25", "splade"})},
+        {"rrf_weights": (1.0,)},
+        {"rrf_weights": (1.0, -0.5)},
+        {"rrf_weights": (0.0, 0.0)},
+    ],
+)
+def test_bad_resolver_knobs_are_refused(knobs: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError):
+        ResolverConfig(**knobs)
+
+
+def test_rrf_weights_from_json_become_a_tuple() -> None:
+    assert ResolverConfig(rrf_weights=[1, 0.5]).rrf_weights == (1.0, 0.5)  # type: ignore[arg-type]

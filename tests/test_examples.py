@@ -71,6 +71,24 @@ def test_multi_user_undo_stays_in_its_users_timeline(
         assert len(everyone) == 5
 
 
+def test_the_readme_demo_undoes_the_move_and_keeps_the_cat(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "quickstart.py"), "--path", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert "agent now says: You live in Boston." in lines
+    assert "the cat is still there: {'pet': 'cat named Tom'}" in lines
+    assert "redo (rollback to v3): {'city': 'New York'}" in lines
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        assert [c.op for c in store.log(ALICE)] == [
+            "rollback", "revert", "put", "put", "put"
+        ]  # fmt: skip
+
+
 def test_time_travel_runs_as_a_script(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "CHRONOMEM_EXAMPLE_MODEL"}
     run = subprocess.run(

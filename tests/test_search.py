@@ -23,6 +23,7 @@ What is covered, by DESIGN.md section:
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import os
 import re
@@ -46,7 +47,7 @@ from langgraph.store.base import PutOp, SearchItem, SearchOp
 from langgraph_chronomem import ChronoStore, ConfigError, RevertConflict, commit_context
 from langgraph_chronomem.engine.base import scope_key
 from langgraph_chronomem.engine.types import CommitMeta
-from langgraph_chronomem.models import default_embeddings
+from langgraph_chronomem.models import PAIR_SCORER, default_embeddings
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.resolve import ResolverConfig
@@ -930,7 +931,12 @@ def test_reindex_rebuilds_every_projection_bit_for_bit(
         )
         client.get_collection(DESCRIPTORS).delete(ids=[next(iter(before[2]))])
 
-        assert store.reindex() == commits
+        reports: list[tuple[int, int]] = []
+        count = store.reindex(lambda done, total: reports.append((done, total)))
+        assert count == commits
+        # one count over both collections, from 0 up to all of it
+        assert reports[0] == (0, 2 * commits) and reports[-1] == (2 * commits,) * 2
+        assert [done for done, _ in reports] == sorted(done for done, _ in reports)
         after = _projections(tmp_path, client)
         assert after[0] == before[0], "FTS rows differ"
         assert_same_vectors(before[1], after[1], "items")
@@ -1091,7 +1097,17 @@ def test_resolve_targets_by_intent(
     assert len({c.target for c in resolution.candidates}) == len(resolution.candidates)
 
 
-def test_resolve_exposes_every_stage_score(moves: ChronoStore) -> None:
+def test_resolve_exposes_every_stage_score(tmp_path: Path) -> None:
+    reranked = ResolverConfig(reranker=PAIR_SCORER)  # a FlashRank model, named
+    moves = ChronoStore.from_path(tmp_path, scope_depth=2, resolver=reranked)
+    for key, value in [
+        ("home", {"city": "Boston"}),
+        ("pet", {"kind": "cat"}),
+        ("home", {"city": "NYC"}),
+        ("food", {"dish": "sushi"}),
+        ("home", {"city": "Paris"}),
+    ]:
+        moves.put(ALICE, key, value)
     resolution = moves.resolve(ALICE, "undo my move to Paris", k=5)
     assert len(resolution.candidates) >= 3
     best = resolution.best
@@ -1106,6 +1122,26 @@ def test_resolve_exposes_every_stage_score(moves: ChronoStore) -> None:
     assert len(reranks) == len(resolution.candidates)
     assert reranks == sorted(reranks, reverse=True)
     assert len(moves.resolve(ALICE, "undo my move to Paris", k=1).candidates) == 1
+    moves.close()
+
+
+def test_without_a_cross_encoder_the_default_keeps_the_fused_order(
+    moves: ChronoStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Offline, FlashRank's cross-encoder is missing; the stand-in is not used
+    unless named, so candidates come in RRF order, decided on dense similarity."""
+    with caplog.at_level(logging.WARNING):
+        resolution = moves.resolve(ALICE, "undo my move to Paris", k=5)
+        again = moves.resolve(ALICE, "undo my move to NYC", k=5)
+    candidates = (*resolution.candidates, *again.candidates)
+    assert all(c.scores.rerank is None for c in candidates)
+    fused = [c.scores.rrf for c in resolution.candidates]
+    assert fused == sorted(fused, reverse=True)
+    assert resolution.decided and resolution.best.commit.version == 5
+    first, second = (c.scores.dense_score for c in resolution.candidates[:2])
+    assert f"leads the next by {first - second:.3f}" in resolution.reason
+    warned = [r for r in caplog.records if "without a rerank" in r.getMessage()]
+    assert len(warned) <= 1  # said once per store, not per request
 
 
 def test_resolve_changes_nothing(moves: ChronoStore, moves_root: Path) -> None:

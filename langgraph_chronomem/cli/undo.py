@@ -81,7 +81,11 @@ def _candidates(resolution: Resolution) -> Table:
     table.add_column("Summary", overflow="fold")
     table.add_column("Score", justify="right", no_wrap=True)
     for rank, c in enumerate(resolution.candidates, start=1):
-        score = c.scores.rerank if c.scores.rerank is not None else c.scores.rrf
+        score = next(  # the score the resolver decided on
+            s
+            for s in (c.scores.rerank, c.scores.dense_score, c.scores.rrf)
+            if s is not None
+        )
         table.add_row(
             str(rank),
             f"v{c.target}",

@@ -20,10 +20,11 @@ descriptors are embedded with the same model, items only when `index` is given.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -220,7 +221,7 @@ class SearchIndex:
                     self.engine,
                     self.vectors,
                     config,
-                    lambda: models.load_ranker(config.reranker, config.reranker_cache),
+                    _reranker_loader(config),
                 )
             return self._resolver
 
@@ -271,3 +272,31 @@ def _embedded_chroma(path: Path) -> Any:
     return chromadb.PersistentClient(
         path=str(path), settings=Settings(anonymized_telemetry=False)
     )
+
+
+def _reranker_loader(config: ResolverConfig) -> Callable[[], Any | None]:
+    """How the undo search gets its reranker, on first use: the model the config
+    names, else FlashRank's default cross-encoder, else none (candidates keep
+    their fused order).
+
+    The offline stand-in is used only when named: it scores with the dense
+    stage's own encoder, so it can only repeat that stage (docs/benchmarks.md
+    measures it doing worse than no rerank at all).
+    """
+    if config.reranker is not None:
+        return lambda: models.load_ranker(config.reranker, config.reranker_cache)
+
+    @functools.cache
+    def default() -> Any | None:
+        try:
+            return models.load_ranker(None, config.reranker_cache, fallback=False)
+        except models.ModelUnavailableError as exc:
+            logger.warning(
+                "undo search without a rerank (%s): candidates keep their fused "
+                "BM25 + dense order. Let FlashRank download its model once, or "
+                "name one: ResolverConfig(reranker=...)",
+                str(exc).splitlines()[0],
+            )
+            return None
+
+    return default

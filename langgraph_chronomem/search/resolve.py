@@ -41,15 +41,19 @@ class ResolverConfig:
     """Knobs of the undo search; the defaults are measured in docs/benchmarks.md.
 
     Attributes:
-        rrf_k: Reciprocal Rank Fusion's k0: `score = sum(1 / (k0 + rank))`.
+        rrf_k: Reciprocal Rank Fusion's k0: `score = sum(w / (k0 + rank))`.
+        rrf_weights: The weights `w` of BM25's and the dense ranking, in that order.
         depth: How many candidates each retriever (BM25, dense) returns.
         rerank_top: How many fused candidates FlashRank reranks (0: no rerank).
-        reranker: FlashRank model name; `None` is FlashRank's default (see
-            `langgraph_chronomem.models.load_ranker`).
+        reranker: FlashRank model name. `None`: FlashRank's default
+            cross-encoder when it can be had (downloaded, or in its cache),
+            else no rerank; the offline stand-in, `models.PAIR_SCORER`, only
+            runs when named here.
         reranker_cache: FlashRank's model cache directory.
-        margin: How far the best rerank score must lead the next distinct
-            target for the resolver to act on its own (without a rerank: how
-            far its RRF score leads, as a share of the highest RRF score possible).
+        margin: How far the best candidate must lead the next distinct target
+            for the resolver to act on its own: in rerank score, or without a
+            rerank in dense similarity (with BM25 alone: in RRF score, as a
+            share of the highest possible).
         retrievers: Which first stages run: `bm25`, `dense`, or both (fused).
         act_similarity: Below this dense similarity, a best match that shares
             no word with the request is offered, not acted on.
@@ -58,6 +62,7 @@ class ResolverConfig:
     """
 
     rrf_k: int = 60
+    rrf_weights: tuple[float, float] = (1.0, 1.0)
     depth: int = 50
     rerank_top: int = 20
     reranker: str | None = None
@@ -73,6 +78,13 @@ class ResolverConfig:
             raise ConfigError(
                 f"retrievers are 'bm25' and/or 'dense', got {sorted(self.retrievers)}"
             )
+        weights = tuple(self.rrf_weights)
+        if len(weights) != 2 or min(weights) < 0 or not sum(weights) > 0:
+            raise ConfigError(
+                "rrf_weights are two non-negative numbers (BM25, dense), not both 0; "
+                f"got {self.rrf_weights!r}"
+            )
+        object.__setattr__(self, "rrf_weights", tuple(float(w) for w in weights))
 
 
 @dataclass(frozen=True)
@@ -126,22 +138,23 @@ class Resolution:
         return self.candidates[0] if self.candidates else None
 
 
-def rrf(rankings: Sequence[Sequence[int]], k: int = 60) -> dict[int, float]:
-    """Reciprocal Rank Fusion of ranked lists of ids.
+def rrf(
+    rankings: Sequence[Sequence[int]],
+    k: int = 60,
+    weights: Sequence[float] | None = None,
+) -> dict[int, float]:
+    """Reciprocal Rank Fusion of ranked lists of ids, each list with its weight.
 
     >>> rrf([[3, 1], [1, 2]], k=60)
     {3: 0.01639344262295082, 1: 0.03252247488101534, 2: 0.016129032258064516}
+    >>> rrf([[3, 1], [1, 2]], k=60, weights=[2.0, 1.0])[3]
+    0.03278688524590164
     """
     fused: dict[int, float] = {}
-    for ranking in rankings:
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
         for rank, item in enumerate(ranking, start=1):
-            fused[item] = fused.get(item, 0.0) + 1.0 / (k + rank)
+            fused[item] = fused.get(item, 0.0) + weight / (k + rank)
     return fused
-
-
-def _score(scores: StageScores) -> float:
-    """The score the decision compares: the rerank's, or RRF's without a rerank."""
-    return scores.rrf if scores.rerank is None else scores.rerank
 
 
 def _words_in(words: Sequence[str], value: Any) -> int:
@@ -200,7 +213,8 @@ class Resolver:
         engine: The log.
         vectors: The store's vector index (dense side).
         config: The knobs.
-        load_ranker: Returns a FlashRank `Ranker` (loaded lazily, on first use).
+        load_ranker: Returns a FlashRank `Ranker`, or `None` for no rerank
+            (called on first use).
     """
 
     def __init__(
@@ -208,7 +222,7 @@ class Resolver:
         engine: SqliteEngine,
         vectors: Callable[[], VectorIndex],
         config: ResolverConfig,
-        load_ranker: Callable[[], Any],
+        load_ranker: Callable[[], Any | None],
     ) -> None:
         self.engine = engine
         self.vectors = vectors
@@ -293,7 +307,7 @@ class Resolver:
     ) -> list[tuple[Commit, StageScores]]:
         dense = [version for version, _ in similar]
         similarity = dict(similar)
-        fused = rrf([lexical, dense], self.config.rrf_k)
+        fused = rrf([lexical, dense], self.config.rrf_k, self.config.rrf_weights)
         head = tx.head(scope)
         order = sorted((v for v in fused if 1 <= v <= head), key=lambda v: -fused[v])
         top = order[: self.config.rerank_top or self.config.depth]
@@ -317,13 +331,13 @@ class Resolver:
     ) -> list[tuple[Commit, StageScores]]:
         if not scored:
             return scored
+        ranker = self.load_ranker()
+        if ranker is None:
+            return scored
         from flashrank import RerankRequest
 
-        query = topic
         passages = [{"id": i, "text": descriptor(c)} for i, (c, _) in enumerate(scored)]
-        results = self.load_ranker().rerank(
-            RerankRequest(query=query, passages=passages)
-        )
+        results = ranker.rerank(RerankRequest(query=topic, passages=passages))
         reranked = []
         for result in results:
             commit, scores = scored[result["id"]]
@@ -361,14 +375,12 @@ class Resolver:
             return replace(base, reason="nothing matched")
         first = candidates[0].scores
         second = candidates[1].scores if len(candidates) > 1 else None
-        lead = _score(first) - _score(second) if second else float("inf")
-        if first.rerank is None:  # RRF scores top out at 2/(k+1): compare shares of it
-            lead *= (self.config.rrf_k + 1) / 2
+        lead = self._lead(first, second) if second else float("inf")
         decided = second is None or lead >= self.config.margin
         reason = (
-            f"best match leads the next by {lead:.3f}"
-            if decided and second
-            else "only one match"
+            "only one match"
+            if second is None
+            else f"best match leads the next by {lead:.3f}"
             if decided
             else "the two best matches are too close to call "
             f"({lead:.3f} < {self.config.margin})"
@@ -384,6 +396,20 @@ class Resolver:
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
+
+    def _lead(self, first: StageScores, second: StageScores) -> float:
+        """How far the best candidate leads the next, on the scale of `margin`.
+
+        The rerank's scores when there was one; else the dense similarities (RRF
+        ranks cannot tell a tie from a clear win); with BM25 alone, the RRF
+        scores as shares of the highest possible, `sum(w) / (k + 1)`.
+        """
+        if first.rerank is not None and second.rerank is not None:
+            return first.rerank - second.rerank
+        if "dense" in self.config.retrievers:
+            return (first.dense_score or 0.0) - (second.dense_score or 0.0)
+        top = sum(self.config.rrf_weights) / (self.config.rrf_k + 1)
+        return (first.rrf - second.rrf) / top
 
     def _target(
         self, tx: LogTransaction, scope: Namespace, intent: Intent, commit: Commit
