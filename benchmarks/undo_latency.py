@@ -20,11 +20,11 @@ with the stage shims of `benchmarks/undo_stages.py` installed (the stage numbers
 the start of the request list rotates each round. Times are `perf_counter_ns`
 around `store.resolve`.
 
-The reranker is whatever `ResolverConfig()` loads here, named in the report. With
-`CHRONOMEM_OFFLINE=1` and no FlashRank model in its cache that is the provisioned
-stand-in `minilm-bi-encoder-pair-scorer`: all-MiniLM-L6-v2 as a bi-encoder behind
-FlashRank's interface, NOT a cross-encoder, so its cost is not that of FlashRank's
-default cross-encoder.
+The reranker is whatever the store's `ResolverConfig` loads here, named in the
+report. With `CHRONOMEM_OFFLINE=1` and no FlashRank model in its cache the default
+does not rerank; `--reranker minilm-bi-encoder-pair-scorer` times the provisioned
+stand-in (all-MiniLM-L6-v2 as a bi-encoder behind FlashRank's interface, NOT a
+cross-encoder: its cost is not that of FlashRank's default cross-encoder).
 """
 
 from __future__ import annotations
@@ -81,19 +81,20 @@ class Settings:
         seed: Seed of the workload.
         rerank_top: `ResolverConfig.rerank_top` (candidates FlashRank reranks);
             `None` keeps the package's default.
+        reranker: `ResolverConfig.reranker`; `None` keeps the package's default.
     """
 
     sizes: tuple[int, ...]
     rounds: int
     seed: int = 20240601
     rerank_top: int | None = None
+    reranker: str | None = None
 
     @property
     def resolver(self) -> ResolverConfig:
         """The undo search's knobs, as the stores are opened with them."""
-        if self.rerank_top is None:
-            return ResolverConfig()
-        return ResolverConfig(rerank_top=self.rerank_top)
+        knobs = {"rerank_top": self.rerank_top, "reranker": self.reranker}
+        return ResolverConfig(**{k: v for k, v in knobs.items() if v is not None})
 
 
 FULL = Settings(sizes=(1_000, 10_000), rounds=10)
@@ -309,10 +310,18 @@ def stage_samples(subject: Subject, stage: str) -> list[int]:
 def reranker_name(config: ResolverConfig) -> str:
     from langgraph_chronomem import models
 
-    ranker = models.load_ranker(config.reranker, config.reranker_cache)
-    name = ranker.model_dir.name
     if not config.rerank_top:
-        return f"none (`rerank_top=0`; `{name}` is loaded but never called)"
+        return "none (`rerank_top=0`)"
+    try:
+        ranker = models.load_ranker(
+            config.reranker, config.reranker_cache, fallback=config.reranker is not None
+        )
+    except models.ModelUnavailableError:
+        return (
+            "none: FlashRank's cross-encoder cannot be had here (offline), and the "
+            "default does not fall back to the stand-in"
+        )
+    name = ranker.model_dir.name
     if name == models.PAIR_SCORER:
         return (
             f"`{name}`: the offline stand-in, all-MiniLM-L6-v2 used as a bi-encoder "
@@ -587,6 +596,11 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         type=int,
         help="ResolverConfig.rerank_top: candidates reranked (default: the package's)",
     )
+    parser.add_argument(
+        "--reranker",
+        help="ResolverConfig.reranker, e.g. minilm-bi-encoder-pair-scorer "
+        "(default: the package's)",
+    )
     parser.add_argument("--dir", type=Path, help="parent of the temporary directory")
     parser.add_argument("--out", type=Path, help="also write the markdown here")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
@@ -602,6 +616,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         "rounds": args.rounds,
         "seed": args.seed,
         "rerank_top": args.rerank_top,
+        "reranker": args.reranker,
     }
     settings = replace(
         settings, **{k: v for k, v in overrides.items() if v is not None}

@@ -41,7 +41,10 @@ def test_store_ops_quick_reports_every_store_and_target(tmp_path: Path) -> None:
     assert "rollback" not in results["200"]["InMemoryStore"]
 
 
-UNDO_TINY = "benchmarks/undo_latency.py --quick --sizes 40 --rounds 1 --rerank-top 5"
+UNDO_TINY = (
+    "benchmarks/undo_latency.py --quick --sizes 40 --rounds 1 --rerank-top 5 "
+    "--reranker minilm-bi-encoder-pair-scorer"
+)
 
 
 def test_undo_latency_quick_reports_every_stage_and_one_off_cost(
@@ -68,6 +71,7 @@ def test_undo_latency_quick_reports_every_stage_and_one_off_cost(
     assert "## Undo latency" in table
     assert "Reranker: `" in table
     assert "rerank_top=5" in table
+    assert "`minilm-bi-encoder-pair-scorer`: the offline stand-in" in table
     for stage in STAGES:
         if stage != "shortcut":
             assert f"| {stage}" in table

@@ -50,7 +50,7 @@ from langgraph_chronomem.engine.types import CommitMeta
 from langgraph_chronomem.models import PAIR_SCORER, default_embeddings
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.lexical import bm25
-from langgraph_chronomem.search.resolve import ResolverConfig
+from langgraph_chronomem.search.resolve import ResolverConfig, StageScores
 from langgraph_chronomem.search.vectors import DESCRIPTORS, ITEMS, _item_id
 from langgraph_chronomem.store import DATABASE_FILE
 from langgraph_chronomem.undo import apply_undo
@@ -1115,8 +1115,7 @@ def test_resolve_exposes_every_stage_score(tmp_path: Path) -> None:
     assert best.scores.bm25_rank == 1 and best.scores.dense_rank == 1
     for candidate in resolution.candidates:
         s = candidate.scores
-        ranks = [r for r in (s.bm25_rank, s.dense_rank) if r is not None]
-        assert ranks and s.rrf == pytest.approx(sum(1 / (60 + r) for r in ranks))
+        assert s.rrf == pytest.approx(fused(s, k=60, weights=reranked.rrf_weights))
         assert isinstance(s.rerank, float)
     reranks = [c.scores.rerank for c in resolution.candidates if c.scores.rerank]
     assert len(reranks) == len(resolution.candidates)
@@ -1257,8 +1256,14 @@ def test_two_near_identical_candidates_are_offered_not_guessed(tmp_path: Path) -
         assert log_tables(tmp_path) == before
 
 
+def fused(scores: StageScores, *, k: int, weights: tuple[float, float]) -> float:
+    ranks = (scores.bm25_rank, scores.dense_rank)
+    assert any(ranks), "every candidate was found by some first stage"
+    return sum(w / (k + r) for w, r in zip(weights, ranks, strict=True) if r)
+
+
 def test_resolver_knobs(tmp_path: Path) -> None:
-    config = ResolverConfig(rrf_k=10, rerank_top=0)
+    config = ResolverConfig(rrf_k=10, rrf_weights=(1.0, 0.5), rerank_top=0)
     with ChronoStore.from_path(tmp_path, scope_depth=2, resolver=config) as store:
         store.put(ALICE, "home", {"city": "Boston"})
         store.put(ALICE, "pet", {"kind": "cat"})
@@ -1268,8 +1273,7 @@ def test_resolver_knobs(tmp_path: Path) -> None:
         for candidate in resolution.candidates:
             s = candidate.scores
             assert s.rerank is None
-            ranks = [r for r in (s.bm25_rank, s.dense_rank) if r is not None]
-            assert s.rrf == pytest.approx(sum(1 / (10 + r) for r in ranks))
+            assert s.rrf == pytest.approx(fused(s, k=10, weights=(1.0, 0.5)))
 
 
 # ==============================================================================

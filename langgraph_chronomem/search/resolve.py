@@ -62,7 +62,7 @@ class ResolverConfig:
     """
 
     rrf_k: int = 60
-    rrf_weights: tuple[float, float] = (1.0, 1.0)
+    rrf_weights: tuple[float, float] = (1.0, 0.25)
     depth: int = 50
     rerank_top: int = 20
     reranker: str | None = None
