@@ -436,17 +436,16 @@ class LogTransaction:
         `hi` has `value=None` when it does not exist at `hi`. Cost: the rows
         written in (lo, hi], never the size of the scope.
         """
-        first: dict[tuple[str, str], int | None] = {}
-        last: dict[tuple[str, str], _Row] = {}
-        rows = self.cur.execute(self.sql.ITEMS_IN_RANGE, (scope_text(scope), lo, hi))
-        for rid, ns, key, ver, value, prev_id, *rest in rows:
-            first.setdefault((ns, key), prev_id)
-            last[(ns, key)] = _Row(rid, ns, key, ver, value, *rest)
-        before = self._rows_by_id([p for p in first.values() if p is not None])
+        ends = self.cur.execute(
+            self.sql.ITEM_ENDS_IN_RANGE, (scope_text(scope), lo, hi)
+        ).fetchall()
+        rows = self._rows_by_id([i for pair in ends for i in pair if i is not None])
         pairs = []
-        for item, prev_id in first.items():
-            old = before.get(prev_id) if prev_id is not None else None
-            pairs.append((old if old and old.value is not None else None, last[item]))
+        for prev_id, last_id in ends:
+            old = rows.get(prev_id) if prev_id is not None else None
+            if old is not None and old.value is None:
+                old = None  # a deletion: the item did not exist at `lo`
+            pairs.append((old, rows[last_id]))
         return pairs
 
     def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]:
@@ -463,6 +462,8 @@ class LogTransaction:
         lo, hi = sorted((v1, v2))
         changes = []
         for at_lo, at_hi in self._rows_since(scope, lo, hi):
+            if at_lo and at_lo.value == at_hi.value:
+                continue  # the same JSON text: equal without decoding
             old = decode_value(at_lo.value) if at_lo else None
             new = decode_value(at_hi.value)
             if old != new:

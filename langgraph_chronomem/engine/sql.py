@@ -161,11 +161,13 @@ class Dialect:
         "INSERT INTO commits (scope, version, parent, created_at, author, reason, op, "
         "target, summary, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq"
     )
-    ITEMS_IN_RANGE = (
-        "SELECT id, namespace, key, version, value, prev_id, created_at, updated_at, "
-        "ttl_minutes, index_fields FROM items WHERE scope = ? AND version > ? "
-        "AND version <= ? "
-        "ORDER BY namespace, key, version"
+    # Per item written in (lo, hi]: the row its first write replaced, and its
+    # last row. An item's rows get higher ids as its versions grow.
+    ITEM_ENDS_IN_RANGE = (
+        "SELECT f.prev_id, g.last_id FROM (SELECT min(id) AS first_id, "
+        "max(id) AS last_id FROM items WHERE scope = ? AND version > ? "
+        "AND version <= ? GROUP BY namespace, key) AS g "
+        "JOIN items AS f ON f.id = g.first_id ORDER BY f.namespace, f.key"
     )
     CHANGES_IN_RANGE = (
         "SELECT i.version, i.namespace, i.key, i.value, p.value FROM items AS i "
