@@ -13,14 +13,20 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from langgraph_chronomem import models
+from langgraph_chronomem.search.resolve import ResolverConfig
+
 __all__ = [
     "Stats",
     "Target",
+    "header",
     "load_average",
     "machine_info",
     "markdown_table",
     "render_markdown",
+    "reranker_description",
     "size_label",
+    "write_report",
 ]
 
 PACKAGES = (
@@ -138,6 +144,44 @@ def machine_info(directory: Path, packages: Sequence[str] = PACKAGES) -> dict[st
     }
 
 
+def header(title: str, command: str, machine: Mapping[str, str]) -> list[str]:
+    """A report's first lines: its title, the command that made it, the machine."""
+    return [
+        f"## {title}",
+        "",
+        f"Command: `{command}`",
+        "",
+        "Machine:",
+        "",
+        *(f"- {name}: {value}" for name, value in machine.items()),
+        "",
+    ]
+
+
+def reranker_description(config: ResolverConfig) -> str:
+    """What the undo search's rerank stage runs with `config` here, in words."""
+    if not config.rerank_top:
+        return "none (`rerank_top=0`)"
+    try:
+        ranker = models.load_ranker(
+            config.reranker, config.reranker_cache, fallback=config.reranker is not None
+        )
+    except models.ModelUnavailableError:
+        return (
+            "none: FlashRank's cross-encoder cannot be had here (offline), and the "
+            "default does not fall back to the stand-in"
+        )
+    name, version = Path(ranker.model_dir).name, metadata.version("FlashRank")
+    if name == models.PAIR_SCORER:
+        return (
+            f"`{name}` through FlashRank {version}, the offline stand-in: "
+            "all-MiniLM-L6-v2 as a bi-encoder behind FlashRank's interface (score = "
+            "sigmoid(10 cos - 3)), NOT an MS MARCO cross-encoder, and costlier than "
+            "FlashRank's default `ms-marco-TinyBERT-L-2-v2` would be"
+        )
+    return f"`{name}`, a FlashRank {version} cross-encoder"
+
+
 def markdown_table(
     header: Sequence[str], rows: Sequence[Sequence[object]], *, align: str = ""
 ) -> list[str]:
@@ -203,14 +247,7 @@ def render_markdown(
         notes: Paragraphs saying what each column measures.
     """
     lines = [
-        "## Store operations",
-        "",
-        f"Command: `{command}`",
-        "",
-        "Machine:",
-        "",
-        *(f"- {name}: {value}" for name, value in machine.items()),
-        "",
+        *header("Store operations", command, machine),
         *(line for note in notes for line in (note, "")),
         "Latency per op in µs, median / p95 (`n=` where fewer ops ran than asked). "
         f"`N/A`: the store has no rollback. `x`: median over {baseline}'s.",
@@ -237,3 +274,9 @@ def render_markdown(
         f"| {t.name} | {t.measured} | {t.limit}x | {t.verdict} |" for t in targets
     ]
     return "\n".join(lines) + "\n"
+
+
+def write_report(path: Path, text: str) -> None:
+    """Write a report file, making its folder first (`results/` is git-ignored)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)

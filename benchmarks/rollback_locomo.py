@@ -65,7 +65,13 @@ if __package__ in (None, ""):  # run as `python benchmarks/rollback_locomo.py`
 from benchmarks.locomo.data import TUNING, Conversation, load
 from benchmarks.locomo.queries import Query, build_queries
 from benchmarks.locomo.render import render
-from benchmarks.report import PACKAGES, load_average, machine_info
+from benchmarks.report import (
+    PACKAGES,
+    load_average,
+    machine_info,
+    reranker_description,
+    write_report,
+)
 from langgraph_chronomem import ChronoStore, models
 from langgraph_chronomem.engine import describe
 from langgraph_chronomem.engine.types import Change, Commit
@@ -324,30 +330,6 @@ def run(
     return records, used
 
 
-def _rerank_used(config: ResolverConfig) -> str:
-    """What the resolver's rerank stage runs with this config, in words."""
-    try:
-        ranker = models.load_ranker(
-            config.reranker, config.reranker_cache, fallback=config.reranker is not None
-        )
-    except models.ModelUnavailableError:
-        return (
-            "and no rerank: FlashRank's cross-encoder cannot be had here (offline), "
-            "and the default does not fall back to the stand-in"
-        )
-    name = Path(ranker.model_dir).name
-    kind = (
-        "all-MiniLM-L6-v2 as a bi-encoder behind FlashRank's interface "
-        "(10·cos - 3), NOT an MS MARCO cross-encoder"
-        if name == models.PAIR_SCORER
-        else "a FlashRank cross-encoder"
-    )
-    return (
-        f"its top {config.rerank_top} reranked by FlashRank "
-        f"{metadata.version('FlashRank')} with `{name}`: {kind}"
-    )
-
-
 def _models_used(settings: Settings) -> dict[str, str]:
     """The exact models and knobs behind each system, as loaded in this process."""
     chroma = metadata.version("chromadb")
@@ -367,10 +349,8 @@ def _models_used(settings: Settings) -> dict[str, str]:
     for key in settings.systems:
         config = settings.config(key)
         what = described.get(key, "")
-        if config.rerank_top and key != "bm25" and key != "dense":
-            what += ", " + _rerank_used(config)
-        elif key == "default":
-            what += ", no rerank (`rerank_top=0` given)"
+        if key in ("default", "rerank"):
+            what += "; rerank: " + reranker_description(config)
         knobs = ", ".join(
             f"{f.name}={getattr(config, f.name)!r}"
             for f in fields(config)
@@ -530,10 +510,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(markdown)
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(markdown)
+        write_report(args.out, markdown)
     if args.json and not args.from_json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
         saved = {
             "command": command,
             "machine": machine,
@@ -544,7 +522,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "summary": summary,
             "requests": records,
         }
-        args.json.write_text(json.dumps(saved, indent=1))
+        write_report(args.json, json.dumps(saved, indent=1))
     return 0
 
 

@@ -51,6 +51,7 @@ from benchmarks.report import (
     machine_info,
     render_markdown,
     size_label,
+    write_report,
 )
 from benchmarks.subjects import (
     CHRONO,
@@ -446,11 +447,6 @@ def to_json(
     )
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; print the markdown report to stdout (progress to stderr)."""
     settings, args = parse_args(argv)
@@ -477,9 +473,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print(markdown)
     if args.out:
-        _write(args.out, markdown)
+        write_report(args.out, markdown)
     if args.json:
-        _write(args.json, to_json(results, targets, settings, machine, command))
+        write_report(args.json, to_json(results, targets, settings, machine, command))
     return 0
 
 

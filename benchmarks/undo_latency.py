@@ -53,10 +53,13 @@ if __package__ in (None, ""):  # run as `python benchmarks/undo_latency.py`
 from benchmarks.report import (
     PACKAGES,
     Stats,
+    header,
     load_average,
     machine_info,
     markdown_table,
+    reranker_description,
     size_label,
+    write_report,
 )
 from benchmarks.undo_stages import CALLER, WORKER, StageClock, install
 from benchmarks.undo_workload import REQUESTS, TARGET, build_history, scope_of
@@ -307,31 +310,6 @@ def stage_samples(subject: Subject, stage: str) -> list[int]:
     return [s.get(stage, 0) for s in _pool(subject.stages, _paths("search"))]
 
 
-def reranker_name(config: ResolverConfig) -> str:
-    from langgraph_chronomem import models
-
-    if not config.rerank_top:
-        return "none (`rerank_top=0`)"
-    try:
-        ranker = models.load_ranker(
-            config.reranker, config.reranker_cache, fallback=config.reranker is not None
-        )
-    except models.ModelUnavailableError:
-        return (
-            "none: FlashRank's cross-encoder cannot be had here (offline), and the "
-            "default does not fall back to the stand-in"
-        )
-    name = ranker.model_dir.name
-    if name == models.PAIR_SCORER:
-        return (
-            f"`{name}`: the offline stand-in, all-MiniLM-L6-v2 used as a bi-encoder "
-            "through FlashRank's interface (score = sigmoid(10 cos - 3)). It is NOT a "
-            "cross-encoder, and it costs more than FlashRank's default "
-            "`ms-marco-TinyBERT-L-2-v2` would"
-        )
-    return f"`{name}` (FlashRank)"
-
-
 def render(
     subjects: Sequence[Subject],
     process: Mapping[str, float],
@@ -344,15 +322,8 @@ def render(
     sizes = [size_label(s.size) for s in subjects]
     search, shortcut = _paths("search"), _paths("shortcut")
     lines = [
-        "## Undo latency",
-        "",
-        f"Command: `{command}`",
-        "",
-        "Machine:",
-        "",
-        *(f"- {name}: {value}" for name, value in machine.items()),
-        "",
-        f"Reranker: {reranker_name(settings.resolver)}. "
+        *header("Undo latency", command, machine),
+        f"Reranker: {reranker_description(settings.resolver)}. "
         "Embeddings: all-MiniLM-L6-v2 (int8 ONNX).",
         "",
         f"Resolver: `{settings.resolver}`.",
@@ -527,7 +498,7 @@ def to_json(
             "command": command,
             "machine": machine,
             "settings": asdict(settings),
-            "reranker": reranker_name(settings.resolver),
+            "reranker": reranker_description(settings.resolver),
             "resolver": asdict(settings.resolver),
             "one_off_ms": {"process": dict(process)},
             "one_off_cpu_ms": {"process": dict(process_cpu)},
@@ -628,11 +599,6 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
     return settings, args
 
 
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; print the markdown report to stdout (progress to stderr)."""
     settings, args = parse_args(argv)
@@ -657,7 +623,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 log(f"warmed up {subject.size}: {subject.one_off_ms}")
             run_rounds(subjects, settings, loads, log)
             if args.profile:
-                _write(
+                write_report(
                     args.profile, profile(subjects[-1], max(2, settings.rounds // 3))
                 )
                 log(f"profile written to {args.profile}")
@@ -669,12 +635,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     markdown = render(subjects, process, process_cpu, settings, machine, command, loads)
     print(markdown)
     if args.out:
-        _write(args.out, markdown)
+        write_report(args.out, markdown)
     if args.json:
         result = to_json(
             subjects, process, process_cpu, settings, machine, command, loads
         )
-        _write(args.json, result)
+        write_report(args.json, result)
     return 0
 
 

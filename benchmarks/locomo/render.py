@@ -18,7 +18,7 @@ from benchmarks.locomo.metrics import (
     score,
 )
 from benchmarks.locomo.queries import TEMPLATES
-from benchmarks.report import markdown_table
+from benchmarks.report import header, markdown_table
 
 __all__ = ["BASELINES", "metric_fn", "render"]
 
@@ -246,14 +246,7 @@ def render(
     """
     labels = {**systems, **{b: f"{b} (baseline)" for b in BASELINES}}
     lines = [
-        "## Rollback on LoCoMo",
-        "",
-        f"Command: `{command}`",
-        "",
-        "Machine:",
-        "",
-        *(f"- {k}: {v}" for k, v in machine.items()),
-        "",
+        *header("Rollback on LoCoMo", command, machine),
         "Systems and the exact models:",
         "",
         *(f"- {k}: {v}" for k, v in models_used.items()),
