@@ -190,6 +190,8 @@ def test_undo(request_: str, topic: str) -> None:
 
 AT_AND_STILL = [
     ("go back to when I lived in Boston", "at", "I lived in Boston"),
+    ("put things back the way they were when I was vegan", "at", "I was vegan"),
+    ("set it back to how it was before my move to Oslo", "undo", "my move to Oslo"),
     ("take me back to when I worked at Google", "at", "I worked at Google"),
     ("Roll back to when my address was 5 Elm St.", "at", "my address was 5 Elm St"),
     ("revert to when I was vegan", "at", "I was vegan"),

@@ -249,6 +249,8 @@ _VERB = (
     r"|(?:revert|return|reset|rewind|restore)"
     r"(?:\s+(?:my|the)\s+(?:memory|memories|state|version))?\s+to"
     r"|restore(?:\s+\w+){0,3}?\s+from(?=\s+(?:when|before|after)\b)"
+    rf"|(?:put|set|get|bring|turn)\s+(?:{_WHOM}\s+)?back\s+(?:to\s+)?(?:the\s+way"
+    r"|how)\s+(?:it|they|things|everything)\s+(?:was|were)(?=\s+(?:when|before)\b)"
     r"|(?:to\s+)?(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<restore>restore|recover|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
     r"\s+back)"
