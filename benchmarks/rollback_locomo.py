@@ -392,7 +392,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
     parser.add_argument(
         "--resolver", nargs="+", default=[], metavar="FIELD=VALUE",
         help="set ResolverConfig fields for every system (JSON values), "
-        "e.g. rrf_k=20 rerank_weight=null",
+        "e.g. rrf_k=20 'rrf_weights=[1,0.1]'",
     )  # fmt: skip
     parser.add_argument(
         "--store-dir", type=Path,
