@@ -291,11 +291,17 @@ def _reranker_loader(config: ResolverConfig) -> Callable[[], Any | None]:
         try:
             return models.load_ranker(None, config.reranker_cache, fallback=False)
         except models.ModelUnavailableError as exc:
+            reason = str(exc).splitlines()[0]
+            if exc.__cause__ is not None:  # a failed download: its repr fills a screen
+                reason = (
+                    "FlashRank's default model could not be fetched "
+                    f"({type(exc.__cause__).__name__})"
+                )
             logger.warning(
                 "undo search without a rerank (%s): candidates keep their fused "
                 "BM25 + dense order. Let FlashRank download its model once, or "
                 "name one: ResolverConfig(reranker=...)",
-                str(exc).splitlines()[0],
+                reason,
             )
             return None
 
