@@ -14,6 +14,7 @@ from importlib import metadata
 from pathlib import Path
 
 from langgraph_chronomem import models
+from langgraph_chronomem.search.index import load_reranker
 from langgraph_chronomem.search.resolve import ResolverConfig
 
 __all__ = [
@@ -163,10 +164,10 @@ def reranker_description(config: ResolverConfig) -> str:
     if not config.rerank_top:
         return "none (`rerank_top=0`)"
     try:
-        ranker = models.load_ranker(
-            config.reranker, config.reranker_cache, fallback=config.reranker is not None
-        )
+        ranker = load_reranker(config)
     except models.ModelUnavailableError:
+        ranker = None
+    if ranker is None:
         return (
             "none: FlashRank's cross-encoder cannot be had here (offline), and the "
             "default does not fall back to the stand-in"

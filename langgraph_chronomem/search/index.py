@@ -24,7 +24,7 @@ import functools
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
 from langgraph_chronomem.search.vectors import VectorIndex
 
-__all__ = ["SearchIndex", "caller_loop"]
+__all__ = ["SearchIndex", "caller_loop", "load_reranker"]
 
 logger = logging.getLogger(__name__)
 
@@ -221,7 +221,7 @@ class SearchIndex:
                     self.engine,
                     self.vectors,
                     config,
-                    _reranker_loader(config),
+                    functools.cache(functools.partial(load_reranker, config)),
                 )
             return self._resolver
 
@@ -274,35 +274,35 @@ def _embedded_chroma(path: Path) -> Any:
     )
 
 
-def _reranker_loader(config: ResolverConfig) -> Callable[[], Any | None]:
-    """How the undo search gets its reranker, on first use: the model the config
-    names, else FlashRank's default cross-encoder, else none (candidates keep
-    their fused order).
+def load_reranker(config: ResolverConfig) -> Any | None:
+    """The undo search's reranker: the model `config` names, else FlashRank's
+    default cross-encoder, else `None` (candidates keep their fused order).
 
     The offline stand-in is used only when named: it scores with the dense
     stage's own encoder, so it can only repeat that stage (docs/benchmarks.md
     measures it doing worse than no rerank at all).
+
+    Raises:
+        ModelUnavailableError: the model `config.reranker` names cannot be had.
     """
-    if config.reranker is not None:
-        return lambda: models.load_ranker(config.reranker, config.reranker_cache)
-
-    @functools.cache
-    def default() -> Any | None:
-        try:
-            return models.load_ranker(None, config.reranker_cache, fallback=False)
-        except models.ModelUnavailableError as exc:
-            reason = str(exc).splitlines()[0]
-            if exc.__cause__ is not None:  # a failed download: its repr fills a screen
-                reason = (
-                    "FlashRank's default model could not be fetched "
-                    f"({type(exc.__cause__).__name__})"
-                )
-            logger.warning(
-                "undo search without a rerank (%s): candidates keep their fused "
-                "BM25 + dense order. Let FlashRank download its model once, or "
-                "name one: ResolverConfig(reranker=...)",
-                reason,
+    named = config.reranker is not None
+    try:
+        return models.load_ranker(
+            config.reranker, config.reranker_cache, fallback=named
+        )
+    except models.ModelUnavailableError as exc:
+        if named:
+            raise
+        reason = str(exc).splitlines()[0]
+        if exc.__cause__ is not None:  # a failed download: its repr fills a screen
+            reason = (
+                "FlashRank's default model could not be fetched "
+                f"({type(exc.__cause__).__name__})"
             )
-            return None
-
-    return default
+        logger.warning(
+            "undo search without a rerank (%s): candidates keep their fused "
+            "BM25 + dense order. Let FlashRank download its model once, or "
+            "name one: ResolverConfig(reranker=...)",
+            reason,
+        )
+        return None

@@ -209,17 +209,21 @@ class VectorIndex:
             progress: Called as `progress(done, total)` after every batch, in
                 commits applied over all the collections caught up.
         """
-        wanted = {DESCRIPTORS: descriptors, ITEMS: items and self.items is not None}
-        names = [name for name, want in wanted.items() if want]
+        appliers = {}
+        if descriptors:
+            appliers[DESCRIPTORS] = self._apply_descriptors
+        if items and self.items is not None:
+            appliers[ITEMS] = self._apply_items
         applied = 0
         with self._lock:
             if descriptors:
                 with engine.transaction(write=True) as tx:
                     tx.index_descriptors()  # the texts come from the full-text index
-            advance = self._tally(engine, names, progress) if progress else None
-            for name in names:
-                apply = {DESCRIPTORS: self._apply_descriptors, ITEMS: self._apply_items}
-                done = self._catch_up(engine, name, apply[name], known, advance)
+            advance = None
+            if progress is not None:
+                advance = self._tally(engine, list(appliers), progress)
+            for name, apply in appliers.items():
+                done = self._catch_up(engine, name, apply, known, advance)
                 applied = max(applied, done)
         return applied
 
