@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from langgraph_chronomem.engine.describe import descriptor, summarize
+from langgraph_chronomem.engine.describe import ChangeText, change_text, summarize
 from langgraph_chronomem.engine.sql import Cursor, Dialect
 from langgraph_chronomem.engine.types import (
     Change,
@@ -50,6 +50,7 @@ from langgraph_chronomem.engine.values import (
 from langgraph_chronomem.errors import ScopeError, VersionError, VersionNotFound
 
 __all__ = [
+    "ChangeRow",
     "LogTransaction",
     "scope_key",
     "scope_of",
@@ -105,6 +106,18 @@ def namespace_from_text(text: str) -> Namespace:
 def chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """One item change (one `items` row), where and when it was committed, and
+    the words it is found by."""
+
+    row_id: int
+    scope: Namespace
+    version: int
+    created_at: datetime
+    text: ChangeText
 
 
 @dataclass(frozen=True)
@@ -491,40 +504,68 @@ class LogTransaction:
         return commit
 
     def revert(
-        self, scope: Namespace, version: int, meta: CommitMeta
+        self,
+        scope: Namespace,
+        version: int,
+        meta: CommitMeta,
+        *,
+        items: Sequence[tuple[Namespace, str]] | None = None,
+        force: bool = False,
     ) -> Commit | RevertConflict:
-        """Undo one commit's changes as a new commit, unless later commits touched
-        the same items."""
+        """Undo one commit's changes (or only those to `items`) as a new commit.
+
+        Three-way: an item conflicts only when its value at HEAD differs from
+        what the commit wrote; then nothing is applied, unless `force`, which
+        restores it all the same. Items that already hold their old value are
+        left alone.
+        """
         self.check_version(scope, version, allow_zero=False)
-        later: dict[tuple[str, str], list[int]] = {}
-        for ns, key, later_version in self.cur.execute(
-            self.sql.LATER_WRITES, (scope_text(scope), version)
-        ):
-            later.setdefault((ns, key), []).append(later_version)
-        if later:
-            return RevertConflict(
-                scope,
-                version,
-                tuple(
-                    Conflict(namespace_from_text(ns), key, tuple(versions))
-                    for (ns, key), versions in later.items()
-                ),
-            )
-        written = self.cur.execute(
-            self.sql.COMMIT_ITEMS, (scope_text(scope), version)
+        plan = self.cur.execute(
+            self.sql.REVERT_PLAN, (scope_text(scope), version)
         ).fetchall()
-        if not written:
-            raise VersionError(
-                f"v{version} changed nothing; there is nothing to revert"
-            )
-        before = self._rows_by_id([r[4] for r in written if r[4] is not None])
-        restore = []
-        for _, ns, key, _, prev_id in written:
+        if not plan:
+            raise VersionError(f"v{version} changed nothing; there is nothing to revert")
+        if items is not None:
+            wanted = {(namespace_text(ns), key) for ns, key in items}
+            missing = wanted - {(ns, key) for ns, key, *_ in plan}
+            if missing:
+                ns, key = sorted(missing)[0]
+                raise VersionError(
+                    f"v{version} did not change {ns.replace('.', '/')}/{key}"
+                )
+            plan = [row for row in plan if (row[0], row[1]) in wanted]
+        before = self._rows_by_id([r[3] for r in plan if r[3] is not None])
+        restore, conflicts = [], []
+        for ns, key, wrote, prev_id, now in plan:
             prev = before.get(prev_id) if prev_id is not None else None
-            if prev is None or prev.value is None:
+            old = None if prev is None else decode_value(prev.value)
+            if decode_value(now) == old:
+                continue  # already as it was before the commit
+            if decode_value(now) != decode_value(wrote):
+                conflicts.append(
+                    Conflict(
+                        namespace_from_text(ns),
+                        key,
+                        tuple(
+                            row[0]
+                            for row in self.cur.execute(
+                                self.sql.LATER_WRITES, (ns, key, version)
+                            )
+                        ),
+                        decode_value(wrote),
+                        decode_value(now),
+                        old,
+                    )
+                )
+            if old is None:
                 restore.append(_NewRow(ns, key, None, None))
             else:
+                assert prev is not None
                 restore.append(_restored(prev))
+        if conflicts and not force:
+            return RevertConflict(scope, version, tuple(conflicts))
+        if not restore:
+            raise VersionError(f"v{version}'s changes are already undone at HEAD")
         commit = self._commit(scope, "revert", restore, meta, target=version)
         assert commit is not None
         return commit
@@ -534,8 +575,8 @@ class LogTransaction:
         head = self.check_version(scope, to, allow_zero=True)
         sc = scope_text(scope)
         reopen = [r[0] for r in self.cur.execute(self.sql.PREV_IDS_AFTER, (sc, to))]
+        self.cur.execute(self.sql.DELETE_CHANGES_AFTER, (sc, to))
         self.cur.execute(self.sql.DELETE_ITEMS_AFTER, (sc, to))
-        self.cur.execute(self.sql.DELETE_DESCRIPTORS_AFTER, (sc, to))
         self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
         for chunk in chunks(reopen):
             self.cur.execute(*self.sql.reopen(chunk, to))
@@ -565,30 +606,33 @@ class LogTransaction:
                 commits.append(commit)
         return commits
 
-    def search_descriptors(
+    def search_changes(
         self,
         scope: Namespace,
         words: Sequence[str],
         *,
+        side: str = "new",
         limit: int,
         since: datetime | None = None,
         until: datetime | None = None,
-    ) -> list[tuple[int, float]]:
-        """BM25 over the scope's commit descriptors: (version, score), best first.
+    ) -> list[tuple[int, int, float]]:
+        """BM25 over the scope's item changes: (row id, version, score), best first.
 
-        Lower scores are better matches (SQLite's bm25 sign convention). Sees the
-        commits `index_descriptors` has indexed: call it first.
+        `side="new"` matches what changes introduced, `"old"` what they
+        replaced. Lower scores are better (SQLite's bm25 sign convention). Sees
+        the changes `index_changes` has indexed: call it first.
         """
         if not words:
             return []
-        statement = self.sql.search_descriptors(
+        statement = self.sql.search_changes(
             scope_key(scope),
             words,
+            side=side,
             limit=limit,
             since=None if since is None else encode_time(since),
             until=None if until is None else encode_time(until),
         )
-        return [(version, score) for version, score in self.cur.execute(*statement)]
+        return [tuple(row) for row in self.cur.execute(*statement)]  # type: ignore[misc]
 
     # -- history --------------------------------------------------------------
 
@@ -661,24 +705,74 @@ class LogTransaction:
             ) in heads
         ]
 
-    def commits_between(self, after: int, upto: int) -> list[Commit]:
-        """Every scope's commits with `after < seq <= upto`, oldest first."""
-        by_scope: dict[str, list[Any]] = {}
-        for sc, *head in self.cur.execute(self.sql.COMMITS_BETWEEN, (after, upto)):
-            by_scope.setdefault(sc, []).append(head)
-        commits = [
-            commit
-            for sc, heads in by_scope.items()
-            for commit in self._with_changes(namespace_from_text(sc), heads[::-1])
+    def row_links(
+        self, ids: Sequence[int], *, following: bool = False
+    ) -> list[tuple[int, int, int | None]]:
+        """(row id, version, id of the row it replaced) for these log rows, or with
+        `following`, for the rows that replaced them."""
+        return [
+            (row_id, version, prev_id)
+            for chunk in chunks(list(dict.fromkeys(ids)))
+            for row_id, version, prev_id in self.cur.execute(
+                *self.sql.row_links(chunk, following=following)
+            )
         ]
-        return sorted(commits, key=lambda c: c.seq)
 
-    def index_descriptors(self, *, batch: int = 500) -> int:
-        """Bring the full-text descriptor index up to the log. Returns commits added.
+    def versions_between(
+        self, scope: Namespace, since: datetime | None, until: datetime | None
+    ) -> set[int]:
+        """The versions of the scope committed in `[since, until)`."""
+        low = encode_time(since) if since else ""
+        high = encode_time(until) if until else "9999"
+        return {
+            row[0]
+            for row in self.cur.execute(
+                self.sql.VERSIONS_BETWEEN, (scope_text(scope), low, high)
+            )
+        }
+
+    def indexed_text(self, row_id: int) -> tuple[str, str, str] | None:
+        """The (new, old, context) text the change index holds for a log row."""
+        row = self.cur.execute(self.sql.CHANGE_TEXT, (row_id,)).fetchone()
+        return None if row is None else (row[0], row[1], row[2])
+
+    def row_ids_of(self, scope: Namespace, version: int) -> list[int]:
+        """The log rows a commit wrote, in the order of its `changes`."""
+        return [
+            row[0]
+            for row in self.cur.execute(
+                self.sql.COMMIT_ROWS, (scope_text(scope), version)
+            )
+        ]
+
+    def change_rows(
+        self, *, after: int = 0, upto: int = 0, scope: Namespace | None = None
+    ) -> list[ChangeRow]:
+        """Item changes with their texts: of the commits with `after < seq <=
+        upto`, or every one of `scope`; oldest first."""
+        if scope is not None:
+            rows = self.cur.execute(self.sql.SCOPE_CHANGE_ROWS, (scope_text(scope),))
+        else:
+            rows = self.cur.execute(self.sql.CHANGE_ROWS_BETWEEN, (after, upto))
+        found = []
+        for row_id, sc, version, created, ns, key, new, old, author, reason in rows:
+            change = Change(
+                namespace_from_text(ns), key, decode_value(old), decode_value(new)
+            )
+            text = change_text(change, self.scope_depth, author=author, reason=reason)
+            found.append(
+                ChangeRow(
+                    row_id, namespace_from_text(sc), version, decode_time(created), text
+                )
+            )
+        return found
+
+    def index_changes(self, *, batch: int = 500) -> int:
+        """Bring the full-text change index up to the log. Returns commits added.
 
         The index is a projection with a mark like any other: writes skip it (it
         would double a put's pages), and searches call this first, so BM25 always
-        sees every commit. Needs a write transaction.
+        sees every change. Needs a write transaction.
         """
         seq, _ = self.cur.execute(self.sql.PROJECTION, (FULL_TEXT,)).fetchone() or (
             0,
@@ -689,19 +783,22 @@ class LogTransaction:
             seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, batch))]
             if not seqs:
                 return added
-            commits = self.commits_between(seq, seqs[-1])
             self.cur.executemany(
-                self.sql.INSERT_DESCRIPTOR,
-                [(c.seq, scope_key(c.scope), descriptor(c)) for c in commits],
+                self.sql.INSERT_CHANGE,
+                [
+                    (row.row_id, scope_key(row.scope), t.added, t.new, t.old, t.context)
+                    for row in self.change_rows(after=seq, upto=seqs[-1])
+                    for t in (row.text,)
+                ],
             )
-            seq, added = seqs[-1], added + len(commits)
+            seq, added = seqs[-1], added + len(seqs)
             self.cur.execute(self.sql.SAVE_PROJECTION, (seq, "[]", FULL_TEXT))
 
-    def reindex_descriptors(self) -> int:
-        """Rebuild the full-text descriptor index from the log."""
-        self.cur.execute(self.sql.CLEAR_DESCRIPTORS)
+    def reindex_changes(self) -> int:
+        """Rebuild the full-text change index from the log."""
+        self.cur.execute(self.sql.CLEAR_CHANGES)
         self.cur.execute(self.sql.SAVE_PROJECTION, (0, "[]", FULL_TEXT))
-        return self.index_descriptors()
+        return self.index_changes()
 
     def show(self, scope: Namespace, version: int) -> Commit:
         """One commit."""

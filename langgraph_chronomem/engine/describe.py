@@ -1,7 +1,8 @@
 """One readable sentence per commit.
 
-The summary is what people read in `log` and, with the changes, what the
-natural-language undo searches, so it names the item and the values in words:
+The summary is what people read in `log`, so it names the item and the values in
+words; `change_text` is what the natural-language undo searches, one item change
+at a time, with what the change introduced apart from what it replaced:
 
     >>> summarize("put", [Change(("memories", "alice"), "city",
     ...                          {"city": "Boston"}, {"city": "Paris"})])
@@ -10,14 +11,23 @@ natural-language undo searches, so it names the item and the values in words:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from langgraph_chronomem.engine.types import Change, Commit, Op
+from langgraph_chronomem.engine.types import Change, Op
 
-__all__ = ["describe_change", "descriptor", "render_value", "summarize"]
+__all__ = [
+    "ChangeText",
+    "change_text",
+    "describe_change",
+    "full_text",
+    "render_value",
+    "summarize",
+]
 
 _MAX_VALUE_CHARS = 80
 _MAX_LISTED_CHANGES = 3
@@ -101,46 +111,76 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
     return f"{len(changes)} changes: {listed}"
 
 
-def _full_text(value: Any) -> str:
+def full_text(value: Any) -> str:
+    """Every word of a stored value, for searching: field names and values.
+
+    >>> full_text({"content": "User is allergic to peanuts"})
+    'User is allergic to peanuts'
+    >>> full_text({"city": "Boston", "tags": ["home", "rent"]})
+    'city Boston tags home rent'
+    """
     if value is None:
         return ""
     if isinstance(value, dict):
-        return " ".join(f"{name} {_full_text(inner)}" for name, inner in value.items())
+        if len(value) == 1:
+            return full_text(next(iter(value.values())))
+        return " ".join(f"{name} {full_text(inner)}" for name, inner in value.items())
     if isinstance(value, list):
-        return " ".join(_full_text(inner) for inner in value)
+        return " ".join(full_text(inner) for inner in value)
     return str(value)
 
 
-def descriptor(commit: Commit) -> str:
-    """The text a commit is found by: what the natural-language undo searches.
+_OPAQUE = re.compile(r"(?i)^[0-9a-f-]{8,}$|^[\W\d_]*$")
 
-    Its summary, every change with the item's path and its values before and
-    after in full, and who wrote it and why. Ids (thread, checkpoint, run) are
-    left out: they would only add noise to word matching.
 
-        >>> from datetime import datetime, timezone
-        >>> c = Commit(("m", "alice"), 2, 2, 1, datetime.now(timezone.utc), "agent",
-        ...            "user moved", "put",
-        ...            (Change(("m", "alice"), "city", {"c": "Boston"}, {"c": "NYC"}),),
-        ...            "updated m/alice/city: Boston -> NYC", {"node": "remember"})
-        >>> print(descriptor(c))
-        updated m/alice/city: Boston -> NYC
-        updated city m alice before: c Boston after: c NYC
-        put by agent because user moved; remember
+def _worded(label: str) -> bool:
+    """Whether a key or label is words a person might say (not a UUID or a number)."""
+    return not _OPAQUE.match(label)
+
+
+@dataclass(frozen=True)
+class ChangeText:
+    """The words one item change is found by, side by side.
+
+    Attributes:
+        added: Words the new value has and the old one lacked (updates only):
+            what the change introduced.
+        new: The item after the change (empty for a deletion).
+        old: The item before the change (empty for a creation): what it replaced.
+        context: The item's path words (unless they are ids), and who made the
+            commit and why.
     """
-    lines = [commit.summary]
-    for change in commit.changes:
-        words = " ".join((change.kind, change.key, *change.namespace))
-        before = f" before: {_full_text(change.old)}" if change.old is not None else ""
-        after = f" after: {_full_text(change.new)}" if change.new is not None else ""
-        lines.append(words + before + after)
-    footer: str = commit.op
-    if commit.author:
-        footer += f" by {commit.author}"
-    if commit.reason:
-        footer += f" because {commit.reason}"
-    context = [v for k, v in sorted(commit.labels.items()) if not k.endswith("_id")]
-    if context:
-        footer += "; " + " ".join(context)
-    lines.append(footer)
-    return "\n".join(lines)
+
+    added: str
+    new: str
+    old: str
+    context: str
+
+
+def change_text(
+    change: Change,
+    scope_depth: int,
+    *,
+    author: str | None = None,
+    reason: str | None = None,
+) -> ChangeText:
+    """Split a change into what it introduced and what it replaced.
+
+        >>> t = change_text(Change(("memories", "alice"), "home",
+        ...                        {"city": "Boston"}, {"city": "New York City"}), 2)
+        >>> t.added, t.new, t.old, t.context
+        ('New York City', 'New York City', 'Boston', 'home')
+    """
+    new, old = full_text(change.new), full_text(change.old)
+    added = ""
+    if change.old is not None and change.new is not None:
+        before = {w.lower() for w in _WORDS.findall(old)}
+        added = " ".join(w for w in _WORDS.findall(new) if w.lower() not in before)
+    labels = [*change.namespace[scope_depth:], change.key]
+    context = " ".join(
+        [*(label for label in labels if _worded(label)), author or "", reason or ""]
+    )
+    return ChangeText(added, new, old, " ".join(context.split()))
+
+
+_WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)?")

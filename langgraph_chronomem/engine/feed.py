@@ -1,6 +1,6 @@
 """What derived indexes read from the log, and how far each has read.
 
-A projection (a Chroma collection of HEAD items, of commit descriptors…) keeps a
+A projection (a Chroma collection of HEAD items, of item changes…) keeps a
 mark: the last commit `seq` it has applied. It catches up by reading the commits
 after its mark, applying them, and saving the new mark — so a crash between a
 commit and its projection update only delays the update to the next catch-up.
@@ -12,12 +12,11 @@ every projection to rebuild the scope it reset.
     >>> engine = SqliteEngine(pathlib.Path(tempfile.mkdtemp()) / "log.sqlite3")
     >>> with engine.transaction(write=True) as tx:
     ...     _ = tx.commit([Write(("notes",), "a", {"t": "hi"})], CommitMeta())
-    ...     _ = tx.index_descriptors()
     ...     feed = ProjectionFeed(tx)
     ...     feed.state("demo")
-    ...     [row.text.splitlines()[0] for row in feed.descriptors_between(0, 10)]
+    ...     [(ns, key) for ns, key in feed.changed_items(0, 10)]
     ProjectionState(seq=0, rebuild=())
-    ['created notes/a: hi']
+    [(('notes',), 'a')]
     >>> engine.close()
 """
 
@@ -26,7 +25,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
 
 from langgraph_chronomem.engine.base import (
@@ -37,9 +35,9 @@ from langgraph_chronomem.engine.base import (
     scope_text,
 )
 from langgraph_chronomem.engine.types import Namespace
-from langgraph_chronomem.engine.values import decode_time, decode_value
+from langgraph_chronomem.engine.values import decode_value
 
-__all__ = ["DescriptorRow", "HeadRow", "ProjectionFeed", "ProjectionState"]
+__all__ = ["HeadRow", "ProjectionFeed", "ProjectionState"]
 
 
 @dataclass(frozen=True)
@@ -66,17 +64,6 @@ class HeadRow:
     index: Literal[False] | list[str] | None
 
 
-@dataclass(frozen=True)
-class DescriptorRow:
-    """A commit's descriptor text, with where and when it was committed."""
-
-    seq: int
-    scope: Namespace
-    version: int
-    created_at: datetime
-    text: str
-
-
 def _head_row(row: Sequence[Any]) -> HeadRow:
     row_id, scope, ns, key, value, index = row
     return HeadRow(
@@ -86,13 +73,6 @@ def _head_row(row: Sequence[Any]) -> HeadRow:
         key,
         decode_value(value),  # type: ignore[arg-type]
         None if index is None else json.loads(index),
-    )
-
-
-def _descriptor_row(row: Sequence[Any]) -> DescriptorRow:
-    seq, scope, version, created, text = row
-    return DescriptorRow(
-        seq, namespace_from_text(scope), version, decode_time(created), text
     )
 
 
@@ -144,20 +124,4 @@ class ProjectionFeed:
         return [
             _head_row(row)
             for row in self.cur.execute(self.sql.SCOPE_HEAD, (scope_text(scope),))
-        ]
-
-    def descriptors_between(self, after: int, upto: int) -> list[DescriptorRow]:
-        """Descriptors of the commits with `after < seq <= upto`, oldest first."""
-        return [
-            _descriptor_row(row)
-            for row in self.cur.execute(self.sql.DESCRIPTORS_BETWEEN, (after, upto))
-        ]
-
-    def scope_descriptors(self, scope: Namespace) -> list[DescriptorRow]:
-        """Every descriptor of a scope, oldest first."""
-        return [
-            _descriptor_row(row)
-            for row in self.cur.execute(
-                self.sql.SCOPE_DESCRIPTORS, (scope_text(scope),)
-            )
         ]

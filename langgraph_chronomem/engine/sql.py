@@ -77,14 +77,13 @@ class Dialect:
     """The log's SQL in the portable subset, with `?` placeholders.
 
     A database adds what is its own: how a JSON filter is written
-    (`filter_conditions`) and the full-text index over commit descriptors.
+    (`filter_conditions`) and the full-text index over item changes.
     """
 
-    INSERT_DESCRIPTOR: str
-    DELETE_DESCRIPTORS_AFTER: str
-    CLEAR_DESCRIPTORS: str
-    DESCRIPTORS_BETWEEN: str
-    SCOPE_DESCRIPTORS: str
+    INSERT_CHANGE: str
+    CHANGE_TEXT: str
+    DELETE_CHANGES_AFTER: str
+    CLEAR_CHANGES: str
 
     PROJECTION = "SELECT seq, rebuild FROM projections WHERE name = ?"
     SAVE_PROJECTION = (
@@ -95,10 +94,6 @@ class Dialect:
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
     SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
     COUNT_AFTER = "SELECT count(*) FROM commits WHERE seq > ?"
-    COMMITS_BETWEEN = (
-        "SELECT scope, seq, version, parent, created_at, author, reason, op, target, "
-        "summary, labels FROM commits WHERE seq > ? AND seq <= ? ORDER BY seq"
-    )
     CHANGED_ITEMS = (
         "SELECT DISTINCT i.namespace, i.key FROM commits AS c JOIN items AS i "
         "ON i.scope = c.scope AND i.version = c.version WHERE c.seq > ? AND c.seq <= ?"
@@ -114,16 +109,25 @@ class Dialect:
         """SQL conditions (and their parameters) for a LangGraph search filter."""
         raise NotImplementedError
 
-    def search_descriptors(
+    def row_links(self, ids: Sequence[int], *, following: bool) -> Statement:
+        """(id, version, prev_id) of rows by id, or of the rows that replaced them."""
+        column = "prev_id" if following else "id"
+        return Statement(
+            f"SELECT id, version, prev_id FROM items WHERE {column} IN ({_marks(ids)})",
+            tuple(ids),
+        )
+
+    def search_changes(
         self,
         scope_key: str,
         words: Sequence[str],
         *,
+        side: str,
         limit: int,
         since: str | None,
         until: str | None,
     ) -> Statement:
-        """Full-text search of one scope's descriptors: (version, score), best first."""
+        """Full-text search of one scope's item changes: (row id, version, score)."""
         raise NotImplementedError
 
     HEAD = "SELECT head FROM scopes WHERE scope = ?"
@@ -174,14 +178,35 @@ class Dialect:
         "LEFT JOIN items AS p ON p.id = i.prev_id "
         "WHERE i.scope = ? AND i.version BETWEEN ? AND ? ORDER BY i.version, i.id"
     )
-    COMMIT_ITEMS = (
-        "SELECT id, namespace, key, value, prev_id FROM items "
-        "WHERE scope = ? AND version = ? ORDER BY id"
+    # Every item change of the commits with seq in (after, upto]: the row, the
+    # value it replaced, and the commit's author and reason.
+    CHANGE_ROWS_BETWEEN = (
+        "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
+        "p.value, c.author, c.reason FROM commits AS c JOIN items AS i "
+        "ON i.scope = c.scope AND i.version = c.version "
+        "LEFT JOIN items AS p ON p.id = i.prev_id "
+        "WHERE c.seq > ? AND c.seq <= ? ORDER BY i.id"
     )
+    SCOPE_CHANGE_ROWS = (
+        "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
+        "p.value, c.author, c.reason FROM commits AS c JOIN items AS i "
+        "ON i.scope = c.scope AND i.version = c.version "
+        "LEFT JOIN items AS p ON p.id = i.prev_id WHERE c.scope = ? ORDER BY i.id"
+    )
+    # What a commit wrote to each item, what that replaced, and the item at HEAD.
+    REVERT_PLAN = (
+        "SELECT i.namespace, i.key, i.value, i.prev_id, h.value FROM items AS i "
+        "LEFT JOIN items AS h ON h.namespace = i.namespace AND h.key = i.key "
+        "AND h.valid_to IS NULL WHERE i.scope = ? AND i.version = ? ORDER BY i.id"
+    )
+    VERSIONS_BETWEEN = (
+        "SELECT version FROM commits WHERE scope = ? AND created_at >= ? "
+        "AND created_at < ?"
+    )
+    COMMIT_ROWS = "SELECT id FROM items WHERE scope = ? AND version = ? ORDER BY id"
     LATER_WRITES = (
-        "SELECT i.namespace, i.key, l.version FROM items AS i JOIN items AS l "
-        "ON l.namespace = i.namespace AND l.key = i.key AND l.version > i.version "
-        "WHERE i.scope = ? AND i.version = ? ORDER BY i.id, l.version"
+        "SELECT version FROM items WHERE namespace = ? AND key = ? AND version > ? "
+        "ORDER BY version"
     )
     HISTORY = (
         "SELECT i.version, c.seq, c.op, c.author, c.created_at, i.value, i.created_at, "

@@ -95,10 +95,23 @@ MIGRATIONS = [
                 rebuild TEXT NOT NULL
             )""",
             # Commit descriptors for BM25, rowid = commits.seq: a projection that
-            # catches up before every search (LogTransaction.index_descriptors).
+            # catches up before every search (LogTransaction.index_changes).
             """CREATE VIRTUAL TABLE descriptors USING fts5(
                 scope_key, text, tokenize = 'porter unicode61'
             )""",
+        ),
+    ),
+    migrations.Migration(
+        "0002_change_index",
+        (
+            # The undo search finds item changes, not whole commits: one row per
+            # `items` row (rowid = items.id), what it introduced apart from what
+            # it replaced. A projection like the one it replaces; it starts over.
+            "DROP TABLE descriptors",
+            """CREATE VIRTUAL TABLE changes USING fts5(
+                scope_key, added, new, old, context, tokenize = 'porter unicode61'
+            )""",
+            "DELETE FROM projections WHERE name = 'full-text'",
         ),
     ),
 ]
@@ -226,24 +239,17 @@ def filter_conditions(
 
 
 class SqliteDialect(Dialect):
-    """The log's SQL for SQLite (>= 3.35): JSON filters and FTS5 descriptors."""
+    """The log's SQL for SQLite (>= 3.35): JSON filters and FTS5 over item changes."""
 
-    INSERT_DESCRIPTOR = (
-        "INSERT INTO descriptors (rowid, scope_key, text) VALUES (?, ?, ?)"
+    INSERT_CHANGE = (
+        "INSERT INTO changes (rowid, scope_key, added, new, old, context) "
+        "VALUES (?, ?, ?, ?, ?, ?)"
     )
-    CLEAR_DESCRIPTORS = "DELETE FROM descriptors"
-    DESCRIPTORS_BETWEEN = (
-        "SELECT c.seq, c.scope, c.version, c.created_at, d.text FROM commits AS c "
-        "JOIN descriptors AS d ON d.rowid = c.seq WHERE c.seq > ? AND c.seq <= ? "
-        "ORDER BY c.seq"
-    )
-    SCOPE_DESCRIPTORS = (
-        "SELECT c.seq, c.scope, c.version, c.created_at, d.text FROM commits AS c "
-        "JOIN descriptors AS d ON d.rowid = c.seq WHERE c.scope = ? ORDER BY c.seq"
-    )
-    DELETE_DESCRIPTORS_AFTER = (
-        "DELETE FROM descriptors WHERE rowid IN "
-        "(SELECT seq FROM commits WHERE scope = ? AND version > ?)"
+    CLEAR_CHANGES = "DELETE FROM changes"
+    CHANGE_TEXT = "SELECT new, old, context FROM changes WHERE rowid = ?"
+    DELETE_CHANGES_AFTER = (
+        "DELETE FROM changes WHERE rowid IN "
+        "(SELECT id FROM items WHERE scope = ? AND version > ?)"
     )
 
     def filter_conditions(
@@ -251,23 +257,30 @@ class SqliteDialect(Dialect):
     ) -> tuple[list[str], list[Any]]:
         return filter_conditions(filter)
 
-    def search_descriptors(
+    def search_changes(
         self,
         scope_key: str,
         words: Sequence[str],
         *,
+        side: str,
         limit: int,
         since: str | None,
         until: str | None,
     ) -> Statement:
-        """BM25 over one scope's descriptors: any of `words`, best first.
+        """BM25 over one scope's item changes, on one side: any of `words`.
 
-        Each word is quoted, so FTS5 syntax in a request (`AND`, `*`, `"`,
-        `NEAR(`) is only ever text.
+        `side="new"` searches what changes introduced (`added`, `new`), `"old"`
+        what they replaced; both also search `context` (paths, authors, reasons),
+        at a third of the weight. Each word is quoted, so FTS5 syntax in a
+        request (`AND`, `*`, `"`, `NEAR(`) is only ever text.
         """
+        columns, weights = {
+            "new": ("added new context", "0.0, 1.0, 1.0, 0.0, 0.3"),
+            "old": ("old context", "0.0, 0.0, 0.0, 1.0, 0.3"),
+        }[side]
         terms = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
-        match = f'scope_key : "{scope_key}" AND text : ({terms})'
-        where, params = "descriptors MATCH ?", [match]
+        match = f'scope_key : "{scope_key}" AND {{{columns}}} : ({terms})'
+        where, params = "changes MATCH ?", [match]
         if since is not None:
             where += " AND c.created_at >= ?"
             params.append(since)
@@ -275,9 +288,10 @@ class SqliteDialect(Dialect):
             where += " AND c.created_at < ?"
             params.append(until)
         return Statement(
-            "SELECT c.version, bm25(descriptors, 0.0, 1.0) AS score FROM descriptors "
-            f"JOIN commits AS c ON c.seq = descriptors.rowid WHERE {where} "
-            "ORDER BY score LIMIT ?",
+            f"SELECT i.id, i.version, bm25(changes, {weights}) AS score FROM changes "
+            "JOIN items AS i ON i.id = changes.rowid "
+            "JOIN commits AS c ON c.scope = i.scope AND c.version = i.version "
+            f"WHERE {where} ORDER BY score LIMIT ?",
             (*params, limit),
         )
 

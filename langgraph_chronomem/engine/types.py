@@ -102,18 +102,38 @@ class Commit:
 
 @dataclass(frozen=True)
 class Conflict:
-    """An item a revert would overwrite, and the later versions that changed it."""
+    """An item a revert would overwrite: it no longer holds what the commit wrote.
+
+    Attributes:
+        namespace: The item's namespace.
+        key: The item's key.
+        later_versions: The versions that changed it after the reverted commit.
+        wrote: What the reverted commit wrote (`None`: it deleted the item).
+        now: What the item holds at HEAD (`None`: it does not exist).
+        before: What a revert would restore (`None`: delete the item).
+    """
 
     namespace: Namespace
     key: str
     later_versions: tuple[int, ...]
+    wrote: dict[str, Any] | None = None
+    now: dict[str, Any] | None = None
+    before: dict[str, Any] | None = None
+
+    @property
+    def path(self) -> str:
+        """`namespace/.../key`."""
+        return "/".join((*self.namespace, self.key))
 
 
 @dataclass(frozen=True)
 class RevertConflict:
-    """Why `revert` applied nothing: later commits changed the same items.
+    """Why `revert` applied nothing: items no longer hold what the commit wrote.
 
-    Roll back instead, or revert the later commits first (newest first).
+    A later write that changed an item to something else is a conflict; one
+    that brought back exactly what the commit wrote is not. The choices: keep
+    things as they are, revert anyway (`force=True` overwrites the later
+    values), or roll the scope back to before the commit.
     """
 
     scope: Namespace
@@ -122,11 +142,14 @@ class RevertConflict:
 
     def __str__(self) -> str:
         items = ", ".join(
-            f"{'/'.join((*c.namespace, c.key))} (changed again in "
+            f"{c.path} (changed again in "
             f"{', '.join(f'v{v}' for v in c.later_versions)})"
             for c in self.conflicts
         )
-        return f"cannot revert v{self.version}: {items}"
+        return (
+            f"cannot revert v{self.version}: {items}; keep it as it is, revert "
+            f"anyway with force=True, or roll back to v{self.version - 1}"
+        )
 
 
 @dataclass(frozen=True)
