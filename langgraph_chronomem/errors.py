@@ -16,6 +16,7 @@ __all__ = [
     "ChronomemError",
     "ConfigError",
     "InvalidFilterError",
+    "InvalidRequestError",
     "InvalidValueError",
     "ReadOnlyError",
     "ScopeError",
@@ -58,6 +59,11 @@ class InvalidValueError(ChronomemError, ValueError):
 
 class InvalidFilterError(ChronomemError, ValueError):
     """A search filter uses an unknown operator or an unsafe key."""
+
+
+class InvalidRequestError(ChronomemError, ValueError):
+    """An undo call's arguments are malformed: an empty request, an unknown `mode`,
+    a `k` that is not a positive int, or a `choice` that names no candidate."""
 
 
 class ReadOnlyError(ChronomemError, TypeError):

@@ -45,10 +45,10 @@ from langgraph_chronomem.engine.types import (
 )
 from langgraph_chronomem.ops import ReadPlan, check_ops, check_scope, run_reads
 from langgraph_chronomem.search.index import SearchIndex, caller_loop
-from langgraph_chronomem.search.resolve import Resolution, ResolverConfig
+from langgraph_chronomem.search.resolve import Mode, Resolution, ResolverConfig
 from langgraph_chronomem.search.vectors import Progress
 from langgraph_chronomem.ttl import TTLSweeper
-from langgraph_chronomem.undo import UndoMode, UndoResult, apply_undo
+from langgraph_chronomem.undo import UndoResult, apply_undo
 from langgraph_chronomem.view import StoreView
 
 __all__ = ["ChronoStore"]
@@ -145,7 +145,7 @@ class ChronoStore(BaseStore):
                 timeline. An existing store keeps the depth it was created with.
             index: LangGraph's `IndexConfig` for semantic `search(query=...)`:
                 `fields` to embed and optionally `embed` (default: all-MiniLM-L6-v2).
-                Without it, commit descriptors are still embedded for `undo`.
+                Without it, item changes are still embedded for `undo`.
             ttl: LangGraph's `TTLConfig`.
             synchronous: SQLite durability, `FULL` (default: a returned write
                 survives power loss) or `NORMAL` (survives a crash of the process).
@@ -364,25 +364,52 @@ class ChronoStore(BaseStore):
         scope: Sequence[str],
         version: int,
         *,
+        items: Sequence[tuple[Sequence[str], str]] | None = None,
+        force: bool = False,
         reason: str | None = None,
         author: str | None = None,
         dry_run: bool = False,
     ) -> Commit | RevertConflict:
         """Undo one commit's changes as a new commit, keeping everything after it.
 
-        With `dry_run`, the revert is made and thrown away.
+        Three-way: an item is a conflict only if it no longer holds what the
+        commit wrote (a later write that came back to the same value is not).
+
+            >>> import tempfile
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+            >>> store.put(("alice",), "city", {"city": "Boston"})
+            >>> store.put(("alice",), "city", {"city": "Paris"})
+            >>> store.put(("alice",), "city", {"city": "Rome"})
+            >>> print(store.revert(("alice",), 2))
+            cannot revert v2: alice/city (changed again in v3); keep it as it is, revert anyway with force=True, or roll back to v1
+            >>> store.revert(("alice",), 3).summary
+            'reverted v3: updated alice/city: Rome -> Paris'
+            >>> store.close()
+
+        Args:
+            scope: The scope.
+            version: The commit to undo.
+            items: Only these (namespace, key) items of the commit.
+            force: Restore conflicting items too, overwriting their later values.
+            reason: Why (recorded on the commit).
+            author: Who (recorded on the commit).
+            dry_run: Make the revert and throw it away.
 
         Returns:
-            The new commit, or a `RevertConflict` (and no change) when a later
-            commit changed one of the same items.
+            The new commit, or a `RevertConflict` (and no change).
 
         Raises:
             VersionNotFound: If the scope has no such version.
-            VersionError: If that commit changed nothing.
+            VersionError: If that commit changed nothing (or not `items`), or its
+                changes are already undone.
         """
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, reason)
-        return self._write(lambda tx: tx.revert(sc, version, meta), rehearse=dry_run)
+        wanted = None if items is None else [(tuple(ns), key) for ns, key in items]
+        return self._write(
+            lambda tx: tx.revert(sc, version, meta, items=wanted, force=force),
+            rehearse=dry_run,
+        )
 
     def reset(self, scope: Sequence[str], to: int) -> int:
         """Destroy every version after `to`: for purging poisoned or private data.
@@ -430,61 +457,83 @@ class ChronoStore(BaseStore):
 
     # -- meaning ---------------------------------------------------------------
 
-    def resolve(self, scope: Sequence[str], request: str, *, k: int = 5) -> Resolution:
-        """Which version a natural-language request means; changes nothing.
+    def resolve(
+        self,
+        scope: Sequence[str],
+        request: str,
+        *,
+        k: int = 5,
+        mode: Mode = "auto",
+        now: datetime | None = None,
+    ) -> Resolution:
+        """Which change a natural-language request means; changes nothing.
 
             >>> import tempfile
             >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=2)
             >>> alice = ("memories", "alice")
             >>> store.put(alice, "home", {"city": "Boston"})
             >>> store.put(alice, "home", {"city": "New York City"})
-            >>> request = "undo the update about my move to New York"
-            >>> best = store.resolve(alice, request).best
-            >>> best.target, best.summary
-            (1, 'updated memories/alice/home: Boston -> New York City')
+            >>> best = store.resolve(alice, "forget that I moved to New York").best
+            >>> best.id, best.action, best.summary
+            ('2.1', 'revert', 'updated memories/alice/home: Boston -> New York City')
             >>> store.close()
 
         Args:
             scope: The scope (or any namespace inside it); only its commits count.
             request: E.g. "undo the update about my move to NYC", "go back to when
-                I still lived in Boston", "redo".
-            k: How many candidates to return.
+                I still lived in Boston", "redo", or a change id like "2.1".
+            k: How many candidates to return (1..100).
+            mode: `auto` (default) undoes just the matched change when the request
+                names a change ("forget X") and moves the whole scope in time
+                when it asks to ("go back to when X"); `revert` and `rollback`
+                force one or the other for requests that name a change.
+            now: The moment relative times ("last week") count from, in the
+                timezone where the person's days begin (default: now, UTC).
 
         Returns:
-            The candidates, best first, each with the version an undo would
-            restore, the matched commit, the diff against HEAD and every stage's
-            score; `decided` says whether the best is clearly ahead.
+            The candidates, best first, each with its id, the matched change, the
+            action and version it points at, what acting would change at HEAD and
+            every stage's score; `decided` says whether the rule to act alone
+            holds.
+
+        Raises:
+            InvalidRequestError: For an empty request, a bad `k` or `mode`.
         """
         sc = check_scope(scope, self.scope_depth)
-        return self._search.resolver().resolve(sc, request, k=k)
+        return self._search.resolver().resolve(sc, request, k=k, mode=mode, now=now)
 
     def undo(
         self,
         scope: Sequence[str],
         request: str,
         *,
-        mode: UndoMode = "rollback",
+        mode: Mode = "auto",
         dry_run: bool = False,
+        force: bool = False,
         author: str | None = None,
     ) -> UndoResult:
-        """Resolve a request and apply it when the match is clear.
+        """Resolve a request and apply it when the resolver is sure.
 
         Args:
             scope: The scope (or any namespace inside it).
-            request: What to undo, in words.
-            mode: `rollback` (default) restores the whole scope to the version
-                before the matched change; `revert` undoes only that change and
-                keeps everything after it.
+            request: What to undo, in words, or a change id ("12.2") from `resolve`.
+            mode: `auto`, `revert` or `rollback`, as in `resolve`.
             dry_run: Report what would change, change nothing.
+            force: Revert items even if they were changed again since.
             author: Who asked (recorded on the commit).
 
         Returns:
             What changed, in words and as data, and the version that redoes it —
-            or, when nothing matched or two matches were too close to call, the
+            or, when nothing matched or the resolver was not sure, the
             candidates and no change.
+
+        Raises:
+            InvalidRequestError: For an empty request or an unknown mode.
         """
-        resolution = self.resolve(scope, request)
-        return self.apply(scope, resolution, mode=mode, dry_run=dry_run, author=author)
+        resolution = self.resolve(scope, request, mode=mode)
+        return self.apply(
+            scope, resolution, dry_run=dry_run, force=force, author=author
+        )
 
     def apply(
         self,
@@ -492,8 +541,8 @@ class ChronoStore(BaseStore):
         resolution: Resolution,
         *,
         choice: int | None = None,
-        mode: UndoMode = "rollback",
         dry_run: bool = False,
+        force: bool = False,
         author: str | None = None,
     ) -> UndoResult:
         """Apply a resolution: its decided best candidate, or the one a person chose.
@@ -505,9 +554,12 @@ class ChronoStore(BaseStore):
             resolution: What `resolve` returned.
             choice: A position in `resolution.candidates`, applied even when the
                 resolver did not decide; `None` applies only a decided best.
-            mode: `rollback` or `revert`, as in `undo`.
             dry_run: Report what would change, change nothing.
+            force: Revert items even if they were changed again since.
             author: Who chose (recorded on the commit).
+
+        Raises:
+            InvalidRequestError: If `choice` names no candidate.
         """
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, f"undo: {resolution.request}")
@@ -515,10 +567,10 @@ class ChronoStore(BaseStore):
             self._engine,
             sc,
             resolution,
-            mode=mode,
             dry_run=dry_run,
             meta=meta,
             choice=choice,
+            force=force,
         )
         if result.applied:
             self._search.after_commit({})
@@ -541,7 +593,7 @@ class ChronoStore(BaseStore):
             >>> store.close()
         """
         with self._engine.transaction(write=True) as tx:
-            tx.reindex_descriptors()
+            tx.reindex_changes()
         return self._search.vectors().rebuild(self._engine, progress)
 
     # -- async twins -----------------------------------------------------------

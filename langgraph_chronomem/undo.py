@@ -1,9 +1,10 @@
 """Acting on a resolved request: roll back or revert, and say what happened in words.
 
 `ChronoStore.undo` resolves the request (`search/resolve.py`) and hands the
-resolution here. Nothing is applied unless the resolver decided, and the HEAD the
-resolution was made against must still be HEAD: a memory that changed meanwhile
-is resolved again rather than rolled back blindly.
+resolution here. Nothing is applied unless the resolver decided (or a person
+chose), and the HEAD the resolution was made against must still be HEAD: a
+memory that changed meanwhile is resolved again rather than changed blindly.
+Undoing one change is surgical: only its items move (DESIGN.md).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from langgraph_chronomem.engine.types import (
     Namespace,
     RevertConflict,
 )
+from langgraph_chronomem.errors import InvalidRequestError, VersionError
 from langgraph_chronomem.search.resolve import Candidate, Resolution
 
 __all__ = ["UndoMode", "UndoResult", "apply_undo"]
 
 UndoMode = Literal["rollback", "revert"]
+"""What an undo did: restore items (`revert`) or the whole scope (`rollback`)."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class UndoResult:
         action: What was (or, in a dry run, would be) done: `rollback` or
             `revert`; `None` when there was nothing to do.
         target: The version rolled back to, or the commit reverted.
+        candidate: The candidate acted on (or that would have been).
     """
 
     applied: bool
@@ -53,6 +57,7 @@ class UndoResult:
     conflict: RevertConflict | None = None
     action: UndoMode | None = None
     target: int | None = None
+    candidate: Candidate | None = None
 
     @property
     def restored(self) -> tuple[Change, ...]:
@@ -75,10 +80,7 @@ def _listing(changes: tuple[Change, ...]) -> str:
 
 
 def _choices(resolution: Resolution) -> str:
-    return " | ".join(
-        f"v{c.target} (matched v{c.commit.version}: {c.summary})"
-        for c in resolution.candidates
-    )
+    return " | ".join(f"{c.id} ({c.summary})" for c in resolution.candidates)
 
 
 def apply_undo(
@@ -86,28 +88,34 @@ def apply_undo(
     scope: Namespace,
     resolution: Resolution,
     *,
-    mode: UndoMode,
     dry_run: bool,
     meta: CommitMeta,
     choice: int | None = None,
+    force: bool = False,
 ) -> UndoResult:
     """Apply the resolver's decision, if it made one, or the candidate a person chose.
 
-    `mode="rollback"` restores the whole scope to the candidate's target version;
-    `mode="revert"` inverts only the matched commit and keeps everything after it.
-    Revert applies to "undo X" only: "go back to when X" always rolls back (a
-    revert would undo the very change it names). A redo after later writes is
-    always a revert, so those writes survive. A dry run does the real work in a
-    transaction it then rolls back, so it reports exactly what applying would:
-    the same changes, or the same conflict. `choice` is a position in
+    A candidate's `action` says what happens: `revert` restores only its items
+    to their value before the change (three-way: an item changed again since is
+    a conflict, and nothing applies unless `force`); `rollback` restores the
+    whole scope to its `target`. A dry run does the real work in a transaction
+    it then rolls back, so it reports exactly what applying would: the same
+    changes, or the same conflict. `choice` is a position in
     `resolution.candidates`, applied whether or not the resolver decided.
+
+    Raises:
+        InvalidRequestError: If `choice` names no candidate.
     """
     best = resolution.best
     if choice is not None:
-        if not 0 <= choice < len(resolution.candidates):
-            count = len(resolution.candidates)
-            message = f"there is no candidate {choice}; there are {count}"
-            return UndoResult(False, message, resolution)
+        count = len(resolution.candidates)
+        if isinstance(choice, bool) or not isinstance(choice, int):
+            raise InvalidRequestError(f"choice is a candidate's position, got {choice!r}")
+        if not 0 <= choice < count:
+            raise InvalidRequestError(
+                f"there is no candidate {choice}; there are {count}"
+                + (f" (0..{count - 1})" if count else "")
+            )
         best = resolution.candidates[choice]
     elif best is None:
         return UndoResult(False, resolution.reason or "nothing matched", resolution)
@@ -117,28 +125,31 @@ def apply_undo(
             f"candidates: {_choices(resolution)}"
         )
         return UndoResult(False, message, resolution)
-    if best is None:
-        return UndoResult(False, resolution.reason or "nothing matched", resolution)
-    kind = resolution.intent.kind
-    revert = (mode == "revert" and kind == "undo") or (
-        kind == "redo" and best.commit.version != resolution.head
-    )
+    assert best is not None
+    revert = best.action == "revert"
     if not revert and best.target == resolution.head:
         message = f"memory is already as it was at v{best.target}"
-        return UndoResult(False, message, resolution)
+        return UndoResult(False, message, resolution, candidate=best)
+    target = best.commit.version if revert else best.target
     with engine.transaction(write=True, rehearse=dry_run) as tx:
         if tx.head_seq(scope) != resolution.head_seq:
             message = (
                 "memory changed while the request was being resolved "
                 f"(HEAD was v{resolution.head}, is now v{tx.head(scope)}); ask again"
             )
-            return UndoResult(False, message, resolution)
-        if revert:
-            outcome = tx.revert(scope, best.commit.version, meta)
-        else:
-            outcome = tx.rollback(scope, best.target, meta)
+            return UndoResult(False, message, resolution, candidate=best)
+        try:
+            if revert:
+                outcome = tx.revert(
+                    scope, best.commit.version, meta, items=best.items, force=force
+                )
+            else:
+                outcome = tx.rollback(scope, best.target, meta)
+        except VersionError as exc:  # its changes are already undone
+            return UndoResult(
+                False, f"nothing to change: {exc}", resolution, candidate=best
+            )
     action: UndoMode = "revert" if revert else "rollback"
-    target = best.commit.version if revert else best.target
     if isinstance(outcome, RevertConflict):
         return UndoResult(
             False,
@@ -147,9 +158,10 @@ def apply_undo(
             conflict=outcome,
             action=action,
             target=target,
+            candidate=best,
         )
     if dry_run:
-        verb = f"revert v{target}" if revert else f"roll back to v{target}"
+        verb = f"revert {best.id}" if revert else f"roll back to v{target}"
         message = f"would {verb}: {_listing(outcome.changes)}"
         return UndoResult(
             False,
@@ -158,6 +170,7 @@ def apply_undo(
             changes=outcome.changes,
             action=action,
             target=target,
+            candidate=best,
         )
     return UndoResult(
         True,
@@ -168,6 +181,7 @@ def apply_undo(
         resolution.head,
         action=action,
         target=target,
+        candidate=best,
     )
 
 
@@ -175,13 +189,10 @@ def _said(commit: Commit, best: Candidate, resolution: Resolution) -> str:
     kind = resolution.intent.kind
     if kind == "redo":
         what = f"redid what v{best.commit.version} undid"
-    elif kind == "undo":
-        what = f"undid v{best.commit.version} ({best.summary})"
+    elif best.action == "revert":
+        what = f"undid change {best.id} ({best.summary})"
     else:
-        what = (
-            f"went back to v{best.target} "
-            f"(matched v{best.commit.version}: {best.summary})"
-        )
+        what = f"went back to v{best.target} (matched change {best.id}: {best.summary})"
     how = f"rolled back to v{best.target}" if commit.op == "rollback" else "reverted"
     return (
         f"{what}: {how} as v{commit.version}: {_listing(commit.changes)}. "

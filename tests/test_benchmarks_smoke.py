@@ -76,7 +76,7 @@ def test_undo_latency_quick_reports_every_stage_and_one_off_cost(
     measured = json.loads(report.read_text())
     size = measured["sizes"]["40"]
     assert size["heads"] == {"alice": 40, "bob": 10, "carol": 10, "dmitri": 10}
-    assert size["one_off_ms"]["descriptors embedded"] == 70
+    assert size["one_off_ms"]["commits embedded"] == 70
     searches = sum(r.path == "search" for r in REQUESTS)
     assert size["end_to_end"]["search"]["n"] == searches
     assert size["end_to_end"]["all"]["n"] == len(REQUESTS)

@@ -13,8 +13,9 @@ loads a model. LangGraph's `IndexConfig` convention decides what is embedded:
 
 `embed` may be a LangChain `Embeddings`, a sync or async function of a list of
 texts, or a provider string (`"openai:text-embedding-3-small"`); without it the
-default is all-MiniLM-L6-v2 (Chroma's own ONNX model, see `models.py`). Commit
-descriptors are embedded with the same model, items only when `index` is given.
+default is all-MiniLM-L6-v2 (Chroma's own ONNX model, see `models.py`). Item
+changes (for the undo search) are embedded with the same model, HEAD items only
+when `index` is given.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class SearchIndex:
     Args:
         engine: The log.
         directory: Where the embedded Chroma keeps its files (`<store>/chroma`).
-        index: LangGraph's `IndexConfig`; `None` indexes commit descriptors only.
+        index: LangGraph's `IndexConfig`; `None` indexes item changes only (for `undo`).
         chroma_client: A Chroma client to use instead of the embedded one, e.g.
             `chromadb.HttpClient(...)` when several processes share the store.
         resolver: The undo search's knobs.
@@ -247,7 +248,7 @@ class SearchIndex:
         if not self.indexes_items:
             return
         try:
-            self.vectors().catch_up(self.engine, descriptors=False, known=known)
+            self.vectors().catch_up(self.engine, changes=False, known=known)
         except Exception:
             logger.warning(
                 "item vectors lag behind the log; next write or open retries",
@@ -257,7 +258,7 @@ class SearchIndex:
     def heal(self) -> None:
         """On open: apply what a crash kept from the item collection, if anything."""
         if self.indexes_items and self.vectors().behind(self.engine):
-            self.vectors().catch_up(self.engine, descriptors=False)
+            self.vectors().catch_up(self.engine, changes=False)
 
     def close(self) -> None:
         """Stop the resolver's worker thread."""

@@ -47,7 +47,7 @@ from typing import Literal
 
 __all__ = ["Intent", "TimeWindow", "content_words", "parse"]
 
-Kind = Literal["undo", "at", "still", "redo"]
+Kind = Literal["undo", "restore", "before", "at", "still", "redo", "none"]
 
 
 @dataclass(frozen=True)
@@ -246,17 +246,23 @@ _VERB = (
     r"(?P<redo>re-?do)"
     r"|(?P<back>(?:(?:go|get|take|bring|roll|turn|set|jump|revert|restore)\s*"
     rf"(?:{_WHOM}\s+)?)?back(?:\s+{_WHOM})?\s+to"
-    r"|(?:revert|return|reset|rewind|restore)"
-    r"(?:\s+(?:my|the)\s+(?:memory|memories|state|version))?\s+to"
+    r"|(?:revert|return|reset|rewind|restore|roll\s*back)"
+    r"(?:\s+(?:my|the|your)\s+(?:memory|memories|state|version)"
+    r"|\s+(?:everything|things|it\s+all|all(?:\s+of\s+it)?))?\s+to"
     r"|restore(?:\s+\w+){0,3}?\s+from(?=\s+(?:when|before|after)\b)"
     rf"|(?:put|set|get|bring|turn)\s+(?:{_WHOM}\s+)?back\s+(?:to\s+)?(?:the\s+way"
     r"|how)\s+(?:it|they|things|everything)\s+(?:was|were)(?=\s+(?:when|before)\b)"
-    r"|(?:to\s+)?(?=(?:the\s+(?:time|days?)\s+)?when\b))"
+    r"|back\s+(?=when\b)|(?:to\s+)?(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<restore>restore|recover|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
     r"\s+back)"
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
-    r"|scratch|unlearn|unsave|retract|roll\s*back|take\s+back|go\s+back"
-    r"|stop\s+remembering|don't\s+(?:remember|keep)"
+    r"|scratch|scrap|ditch|trash|toss|wipe|purge|nuke|unlearn|unsave|unremember"
+    r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid\s+of|throw\s+(?:out|away)"
+    r"|take\s+(?:out|off)|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
+    r"|take\s+(?:it|that|this|them)\s+(?:out|off)"
+    r"|stop\s+remembering|(?:don't|do\s+not|no\s+need\s+to)(?:\s+need\s+to)?\s+"
+    r"(?:remember|keep|save|store|know)|you\s+shouldn't\s+have\s+(?:saved|stored|kept|remembered|noted|added"
+    r"|written(?:\s+down)?|recorded)|shouldn't\s+be\s+(?:saved|stored|in\s+there)"
     r"|(?:take|change|set|roll|go)\s+(?:it|that|this|me|us|things)\s+back)"
 )
 _CLAUSES = [
@@ -320,7 +326,13 @@ _STOPWORDS = frozenset(
     learned memories memory mentioned note notes please redo remember remembered
     remove removed revert reverted said save saved say still stored thank thanks
     thing things told true undid undo update updated updates version
-    wrong""".split()  # noqa: SIM905 - a word list reads better as words
+    wrong got get shouldn't should joke joking kidding sarcastic sarcasm
+    hypothetical hypothetically anymore actually really mistake mistaken incorrect
+    correct right ok okay came come up point whole bit part stuff everything
+    anything something ever assistant agent saving storing keep kept lol haha
+    pls plz thx ty btw ugh tbh idk omg honestly seriously literally basically
+    anyway need know all bye goodbye cheers nothing else done good great cool
+    awesome perfect fine tonight ll re ve""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
@@ -342,9 +354,9 @@ def content_words(topic: str) -> list[str]:
     Returns:
         The content words, repeats included; `[]` if there are none.
     """
-    words = _WORD.findall(topic.translate(_PLAIN).lower())
+    words = (w.removesuffix("'s") for w in _WORD.findall(topic.translate(_PLAIN).lower()))
     return [
-        w.removesuffix("'s") for w in words if w.removesuffix("'s") not in _STOPWORDS
+        w for w in words if w not in _STOPWORDS and not (len(w) == 1 and w.isalpha())
     ]
 
 
@@ -370,11 +382,37 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
     text = _clean(rest[key.end() :])
     topic = _topic(_TRUE.sub("", _STILL.sub("", text)))
     if (key["key"] or "").lower() == "before":
-        return Intent("undo" if topic else "at", topic, window)
+        return Intent("before" if topic else "at", topic, window)
     if topic or window or key["key"]:
         still = topic and _STILL.search(text)
         return Intent("still" if still else "at", topic, window)
     return Intent("undo", "")  # "go back to the previous version"
+
+
+_GIVE_BACK = re.compile(  # "put my old job back", "I want that back"
+    r"(?i)\b(?:(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
+    r"|those|him|her)\s+back|(?:put|bring|get|add)\s+(?:(?P<obj>[^,.!?;]{1,60}?)\s+)?"
+    r"back\b(?!\s+(?:to|when)\b)(?:\s+in(?:\s+there)?)?|(?:want|need)\s+"
+    r"(?P<wanted>[^,.!?;]{1,60}?)\s+back\b(?!\s+(?:to|when)\b))"
+)
+_REMOVED = re.compile(  # "you deleted ...": what a restore brings back follows
+    r"(?i)\byou(?:'ve|\s+have)?\s+(?:just\s+)?(?:deleted|removed|dropped|wiped|erased"
+    r"|cleared|took\s+out|took\s+off|got\s+rid\s+of|forgot|lost|threw\s+out)\b"
+)
+_PRONOUN = re.compile(r"(?i)^(?:it|that|this|them|those|these)\b")
+_OBJECT_PRONOUN = re.compile(r"(?i)\s(?:it|that|this|them)\s")  # "take that out"
+_NOTHING = re.compile(  # a whole request that asks for no change
+    r"(?i)^(?:cancel|stop|abort|never\s*mind|nvm|forget\s+(?:it|about\s+it)|no|nope"
+    r"|ok(?:ay)?|k|fine|sure|yes|yeah|yep|cool|great|good|wrong|hm+|huh|what)?$"
+)
+_QUESTION = re.compile(
+    r"(?i)(?:\?\s*$|^(?:what|which|who|when|where|why|how|did|do|does|is|are|was"
+    r"|were|have|has|can|could|would|will|should)\b)"
+)
+_WRONG = re.compile(
+    r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
+    r"|joking|kidding|shouldn't|misheard|made\s+up)\b"
+)
 
 
 def parse(request: str, *, now: datetime | None = None) -> Intent:
@@ -386,6 +424,8 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         Intent(kind='undo', topic='', window=None)
         >>> parse("put it back")
         Intent(kind='redo', topic='', window=None)
+        >>> parse("thanks!")
+        Intent(kind='none', topic='', window=None)
 
     Args:
         request: What the person or agent said, e.g. "undo the update about NYC".
@@ -393,24 +433,57 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
             begin (default: now, UTC; a naive time is taken as UTC).
 
     Returns:
-        The intent. A request that names no intent is an `undo` of its text.
+        The intent. A request with no command is an `undo` of its text if it
+        names something, and `none` if it names nothing or only asks a question
+        ("what did you change?").
     """
     now = now or datetime.now(timezone.utc)
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
     text, window = _take_time(_POLITE.sub(" ", request.translate(_PLAIN)), now)
     text = _clean(text)
+    if _NOTHING.match(_clean(request.translate(_PLAIN))):
+        return Intent("none", "", window)
     text = _PREFACE.sub("", text, count=1)
     match = next(filter(None, (clause.search(text) for clause in _CLAUSES)), None)
+    give = _GIVE_BACK.search(text)
+    if give and (match is None or match.lastgroup != "back"):
+        return _give_back(text, give, window)
     if match is None:
-        return Intent("undo", _topic(text), window)
+        topic = _topic(text)
+        asks = _QUESTION.search(_clean(request)) or request.rstrip().endswith("?")
+        if not topic or asks:
+            return Intent("none", "", window)
+        return Intent("undo", topic, window)
     rest = text[match.end() :]
     if match.lastgroup == "back":
         return _back(rest, window)
-    topic = _topic(rest)
+    before = _topic(text[: match.start()])
+    named = _PRONOUN.match(_clean(rest)) or _OBJECT_PRONOUN.search(match.group())
+    topic = "" if before and named else _topic(rest)
     if match.lastgroup == "redo" or _UNDONE.fullmatch(_clean(rest)):
         return Intent("redo", topic if match.lastgroup == "redo" else "", window)
     if match.lastgroup == "restore":
-        return Intent("still" if topic else "at" if window else "redo", topic, window)
+        before = _topic(text[: match.start()])
+        if topic:
+            return Intent("restore", topic, window)
+        if before:  # "my old address, put it back"; "you got X wrong, put it back"
+            wrong = _WRONG.search(text[: match.start()])
+            return Intent("undo" if wrong else "restore", before, window)
+        return Intent("at" if window else "redo", "", window)
     if window and window.start and _ALL.fullmatch(_clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
-    return Intent("undo", topic or _topic(text[: match.start()]), window)
+    return Intent("undo", topic or before, window)
+
+
+def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Intent:
+    """ "Put my old job back", "you deleted X, I want it back": a restore of X, or
+    an undo when X is called wrong ("you got X wrong, put it back")."""
+    named = give["obj"] or give["wanted"] or ""
+    if _PRONOUN.match(named) or named.lower() in ("him", "her"):
+        named = ""
+    rest = text[: give.start()] + " " + named + " " + text[give.end() :]
+    topic = _topic(_REMOVED.sub(" ", rest))
+    if not topic:
+        return Intent("at" if window else "redo", "", window)
+    wrong = _WRONG.search(text[: give.start()])
+    return Intent("undo" if wrong else "restore", topic, window)

@@ -1,8 +1,11 @@
-"""BM25 over a scope's commit descriptors, through the log's full-text index.
+"""BM25 over a scope's item changes, through the log's full-text index.
 
-The index lives in the log's own database (FTS5 on SQLite) and is written in each
-commit's transaction, so it never lags. Requests are reduced to their content
-words first, and each word is quoted by the dialect: any text is a valid query.
+The index lives in the log's own database (FTS5 on SQLite) and catches up before
+every search, so it never lags. Each change is indexed with what it introduced
+apart from what it replaced: an undo ("forget that I moved to NYC") searches the
+first side, a restore ("bring back my Boston address") the second. Requests are
+reduced to their content words first, and each word is quoted by the dialect:
+any text is a valid query.
 
     >>> import tempfile
     >>> from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write
@@ -10,8 +13,10 @@ words first, and each word is quoted by the dialect: any text is a valid query.
     >>> with engine.transaction(write=True) as tx:
     ...     _ = tx.commit([Write(("alice",), "home", {"city": "Boston"})], CommitMeta())
     ...     _ = tx.commit([Write(("alice",), "home", {"city": "NYC"})], CommitMeta())
-    ...     _ = tx.index_descriptors()
+    ...     _ = tx.index_changes()
     ...     [hit.version for hit in bm25(tx, ("alice",), "my move to NYC", n=5)]
+    ...     [hit.version for hit in bm25(tx, ("alice",), "Boston", n=5, side="old")]
+    [2]
     [2]
 """
 
@@ -28,8 +33,9 @@ __all__ = ["LexicalHit", "bm25"]
 
 @dataclass(frozen=True)
 class LexicalHit:
-    """A commit whose descriptor shares words with the request; higher is better."""
+    """An item change whose text shares words with the request; higher is better."""
 
+    row_id: int
     version: int
     score: float
 
@@ -40,14 +46,19 @@ def bm25(
     topic: str,
     *,
     n: int,
+    side: str = "new",
     window: TimeWindow | None = None,
 ) -> list[LexicalHit]:
-    """The `n` best BM25 matches for `topic` among the scope's commits, best first."""
-    rows = tx.search_descriptors(
+    """The `n` best BM25 matches for `topic` among the scope's changes, best first.
+
+    `side="new"` matches what each change introduced, `"old"` what it replaced.
+    """
+    rows = tx.search_changes(
         scope,
         content_words(topic),
+        side=side,
         limit=n,
         since=window.start if window else None,
         until=window.end if window else None,
     )
-    return [LexicalHit(version, -score) for version, score in rows]
+    return [LexicalHit(row_id, version, -score) for row_id, version, score in rows]

@@ -1,39 +1,66 @@
-"""From a natural-language request to the version it means, with no side effect.
+"""From a natural-language request to the change it means, with no side effect.
 
-    request -> intent -> candidates (BM25 and dense, in parallel, both scoped)
+    request -> intent -> item changes (BM25 and dense, in parallel, both scoped)
             -> Reciprocal Rank Fusion -> FlashRank rerank of the top K
-            -> act when the best is clearly ahead, else offer the candidates
+            -> act when a calibrated rule is sure, else offer the candidates
 
-Every candidate carries the score each stage gave it, so a wrong pick can be
-explained. The retrieval unit is the commit descriptor, never a snapshot.
+The unit is one change to one item, never a snapshot and never a whole commit:
+a memory manager's batch of ten changes is ten candidates. Each change is found
+by what it introduced ("undo my move to NYC", "go back to when I got the dog")
+or by what it replaced ("bring back my Boston address", "back to when I still
+ate meat"), so the update *after* the one a person means, which shows the
+meant value as its "before", cannot outrank it. Every candidate carries the
+score each stage gave it, so a wrong pick can be explained.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextvars
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
+
+import numpy as np
 
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.describe import descriptor, render_value
+from langgraph_chronomem.engine.describe import change_text, describe_change
 from langgraph_chronomem.engine.sqlite import SqliteEngine
-from langgraph_chronomem.engine.types import Change, Commit, Namespace
-from langgraph_chronomem.errors import ConfigError
+from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
+from langgraph_chronomem.errors import ConfigError, InvalidRequestError
 from langgraph_chronomem.search.intent import Intent, content_words, parse
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.vectors import VectorIndex
 
 __all__ = [
+    "Action",
     "Candidate",
+    "Mode",
     "Resolution",
     "Resolver",
     "ResolverConfig",
     "StageScores",
     "rrf",
 ]
+
+Mode = Literal["auto", "revert", "rollback"]
+"""How much an undo changes: `revert` only the matched items, `rollback` the
+whole scope to a version, `auto` as the request asks (DESIGN.md)."""
+Action = Literal["revert", "rollback"]
+MODES = ("auto", "revert", "rollback")
+
+# Per intent: which side of a change the request names, how far back the target
+# lies from the matched change's version, and the action `auto` takes.
+_PLAN: dict[str, tuple[str, int, Action]] = {
+    "undo": ("new", -1, "revert"),  # "forget that I moved to NYC"
+    "restore": ("old", -1, "revert"),  # "bring back my Boston address"
+    "before": ("new", -1, "rollback"),  # "go back to before I moved"
+    "at": ("new", 0, "rollback"),  # "go back to when I got the dog"
+    "still": ("old", -1, "rollback"),  # "back to when I still ate meat"
+}
+_CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
 
 
 @dataclass(frozen=True)
@@ -44,33 +71,40 @@ class ResolverConfig:
         rrf_k: Reciprocal Rank Fusion's k0: `score = sum(w / (k0 + rank))`.
         rrf_weights: The weights `w` of BM25's and the dense ranking, in that order.
         depth: How many candidates each retriever (BM25, dense) returns.
+        contrast: How much a change loses in the dense ranking when the request
+            is nearer the side it does not name (what it replaced, for an undo).
+        adaptive: Raise the dense weight, up to BM25's, as the word search's
+            best hit holds fewer of the request's words.
         rerank_top: How many fused candidates FlashRank reranks (0: no rerank).
         reranker: FlashRank model name. `None`: FlashRank's default
             cross-encoder when it can be had (downloaded, or in its cache),
             else no rerank; the offline stand-in, `models.PAIR_SCORER`, only
             runs when named here.
         reranker_cache: FlashRank's model cache directory.
-        margin: How far the best candidate must lead the next distinct target
-            for the resolver to act on its own: in rerank score, or without a
-            rerank in dense similarity (with BM25 alone: in RRF score, as a
-            share of the highest possible).
         retrievers: Which first stages run: `bm25`, `dense`, or both (fused).
-        act_similarity: Below this dense similarity, a best match that shares
-            no word with the request is offered, not acted on.
         min_similarity: Below this dense similarity, and with no shared word, a
             request matches nothing.
+        act_similarity: To act alone, both retrievers must rank the best
+            candidate first, it must be at least this similar to the request ...
+        act_score: ... and its similarity plus `act_lead` times its lead over
+            the next candidate's must reach this. Chosen on the agent-memory
+            tuning split for precision >= 0.95 (docs/benchmarks.md).
+        act_lead: See `act_score`.
     """
 
     rrf_k: int = 60
     rrf_weights: tuple[float, float] = (1.0, 0.25)
     depth: int = 50
+    contrast: float = 1.0
+    adaptive: bool = True
     rerank_top: int = 20
     reranker: str | None = None
     reranker_cache: str | None = None
-    margin: float = 0.05
-    min_similarity: float = 0.25
-    act_similarity: float = 0.3
     retrievers: frozenset[str] = frozenset({"bm25", "dense"})
+    min_similarity: float = 0.25
+    act_similarity: float = 0.35
+    act_score: float = 0.75
+    act_lead: float = 2.0
 
     def __post_init__(self) -> None:
         unknown = self.retrievers - {"bm25", "dense"}
@@ -89,32 +123,57 @@ class ResolverConfig:
 
 @dataclass(frozen=True)
 class StageScores:
-    """What each stage thought of a candidate (ranks start at 1; None: not found)."""
+    """What each stage thought of a candidate (ranks start at 1; None: not found).
+
+    `coverage` is the share of the request's content words the matched side of
+    the change holds; `dense_score` the dense similarity after the contrast.
+    """
 
     bm25_rank: int | None = None
     dense_rank: int | None = None
     dense_score: float | None = None
     rrf: float = 0.0
     rerank: float | None = None
+    coverage: float = 0.0
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A version the request may mean.
+    """A change the request may mean, and what acting on it would do.
 
     Attributes:
-        target: The version an undo would restore.
-        commit: The commit the request matched.
-        summary: That commit's summary.
-        diff: What restoring `target` would change at HEAD (old = HEAD now).
+        id: The change's id: `"12.2"` is the second item change of v12, `"12"`
+            all of v12's changes. `undo(scope, "12.2")` acts on it by id.
+        commit: The commit that made the change.
+        changes: The matched item changes (one, or all of a commit).
+        target: The version the request points at: before the change (undo,
+            restore, "go back to before"), at it ("go back to when"), or the
+            last one at which a replaced value held ("when X was still true").
+        action: `revert` restores only `changes`' items; `rollback` the whole
+            scope to `target`.
+        diff: What acting would change at HEAD (old = HEAD now).
+        conflicts: Items a revert would overwrite: changed again since.
         scores: The score each stage gave.
     """
 
-    target: int
+    id: str
     commit: Commit
-    summary: str
+    changes: tuple[Change, ...]
+    target: int
+    action: Action
     diff: tuple[Change, ...]
+    conflicts: tuple[Conflict, ...]
     scores: StageScores
+
+    @property
+    def summary(self) -> str:
+        """The matched changes in words."""
+        return "; ".join(describe_change(c) for c in self.changes)
+
+    @property
+    def items(self) -> tuple[tuple[Namespace, str], ...]:
+        """The (namespace, key) of every item the change touched."""
+        return tuple((c.namespace, c.key) for c in self.changes)
 
 
 @dataclass(frozen=True)
@@ -157,53 +216,54 @@ def rrf(
     return fused
 
 
-def _words_in(words: Sequence[str], value: Any) -> int:
-    text = render_value(value).lower() if value is not None else ""
-    return sum(word in text for word in words)
+def coverage(topic: str, text: str) -> float:
+    """The share of `topic`'s distinct content words (or their stems) in `text`.
 
-
-def _named_change(commit: Commit, topic: str) -> tuple[Change | None, bool]:
-    """The change of `commit` the topic names, and whether it names its old value.
-
-    "Boston" in "back to when I lived in Boston" names the old side of
-    "home: Boston -> NYC" and the new side of "created home: Boston".
+    >>> coverage("my move to NYC", "User moved to NYC in May")
+    1.0
+    >>> coverage("my peanut allergy", "User is allergic to peanuts")
+    0.5
     """
-    words = content_words(topic)
-
-    def affinity(change: Change) -> int:
-        return max(_words_in(words, change.new), _words_in(words, change.old))
-
-    change = max(commit.changes, key=affinity, default=None)
-    if change is None:
-        return None, False
-    return change, _words_in(words, change.old) > _words_in(words, change.new)
+    words = {_stem(w) for w in content_words(topic)}
+    if not words:
+        return 0.0
+    found = {_stem(w) for w in content_words(text)}
+    return len(words & found) / len(words)
 
 
-def _at_target(commit: Commit, topic: str) -> int:
-    """ "Go back to when X": the version at the commit, or just before it when the
-    commit is the one that changed X away."""
-    _, names_old = _named_change(commit, topic)
-    return commit.version - 1 if names_old else commit.version
+def _stem(word: str) -> str:
+    """A crude stem, enough to meet "moved" with "move" and "peanuts" with "peanut"."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
 
 
-def _still_target(
-    tx: LogTransaction, scope: Namespace, commit: Commit, topic: str
-) -> int:
-    """The last version at which the value the topic names still held.
+def validate(request: Any, k: Any, mode: Any) -> None:
+    """Check `resolve`'s arguments.
 
-    If the commit *set* the value ("created home: Boston"), that is the version
-    before the item next changed (HEAD if it never did); if the commit changed
-    the value *away* ("Boston -> NYC"), it is the version before the commit.
+    Raises:
+        InvalidRequestError: For a request that is not a non-empty string, a `k`
+            that is not a positive int, or an unknown mode.
     """
-    change, names_old = _named_change(commit, topic)
-    if change is None or names_old:
-        return commit.version - 1
-    later = [
-        h.version
-        for h in tx.history(change.namespace, change.key)
-        if h.version > commit.version
-    ]
-    return min(later) - 1 if later else tx.head(scope)
+    if not isinstance(request, str) or not request.strip():
+        raise InvalidRequestError(
+            f"an undo request is a non-empty string, e.g. 'undo my move to NYC', "
+            f"or a change id like '12.2'; got {request!r}"
+        )
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100:
+        raise InvalidRequestError(f"k is how many candidates (1..100), got {k!r}")
+    if mode not in MODES:
+        raise InvalidRequestError(f"mode is one of {', '.join(MODES)}; got {mode!r}")
+
+
+@dataclass
+class _Pick:
+    """A change in the making: its log row, and what each stage said."""
+
+    row_id: int
+    version: int
+    scores: StageScores
 
 
 class Resolver:
@@ -237,191 +297,342 @@ class Resolver:
         self._pool.shutdown(wait=True)
 
     def resolve(
-        self, scope: Namespace, request: str, *, k: int = 5, now: datetime | None = None
+        self,
+        scope: Namespace,
+        request: str,
+        *,
+        k: int = 5,
+        mode: Mode = "auto",
+        now: datetime | None = None,
     ) -> Resolution:
-        """Rank the versions `request` may mean in `scope`; change nothing.
+        """Rank the changes `request` may mean in `scope`; change nothing.
 
         Args:
             scope: The scope (its commits are the only candidates).
-            request: What was asked, e.g. "undo the update about my move to NYC".
+            request: What was asked, e.g. "undo the update about my move to NYC",
+                or a change id, "12.2".
             k: How many candidates to return.
+            mode: `auto`, `revert` or `rollback` (see `Mode`).
             now: The moment relative times count from (default: now).
+
+        Raises:
+            InvalidRequestError: For an empty request, a bad `k` or `mode`.
         """
+        validate(request, k, mode)
         intent = parse(request, now=now)
         with self.engine.transaction(write=True) as tx:
-            tx.index_descriptors()
+            tx.index_changes()
             base = Resolution(request, intent, tx.head(scope), tx.head_seq(scope))
         if base.head == 0:
             return replace(base, reason="this memory has no history yet")
-        if intent.kind == "redo" or not content_words(intent.topic):
-            with self.engine.transaction(write=False) as tx:
-                if intent.kind == "redo":
-                    return self._redo(tx, scope, base)
-                return self._latest(tx, scope, base)
+        if intent.kind == "none":
+            return replace(base, reason="the request names no change to undo")
+        with self.engine.transaction(write=False) as tx:
+            ref = _CHANGE_ID.match(intent.topic.strip() or request.strip())
+            if ref:
+                return self._by_id(tx, scope, base, ref, mode)
+            if intent.kind == "redo":
+                return self._redo(tx, scope, base)
+            if not content_words(intent.topic):
+                return self._latest(tx, scope, base, mode)
+        return self._search(scope, base, k, mode)
+
+    # -- retrieval -------------------------------------------------------------
+
+    def _search(
+        self, scope: Namespace, base: Resolution, k: int, mode: Mode
+    ) -> Resolution:
+        intent, use = base.intent, self.config.retrievers
+        side = _PLAN[intent.kind][0]
         # The dense side embeds while BM25 runs (each takes the log's lock only
         # for its own short reads), in this call's context: an async caller's
         # loop travels with it.
-        use = self.config.retrievers
         dense = None
         if "dense" in use:
             context = contextvars.copy_context()
-            dense = self._pool.submit(context.run, self._dense, scope, intent)
-        lexical = []
+            dense = self._pool.submit(context.run, self._dense, scope, intent, side)
+        lexical: list[list[int]] = [[], []]
         if "bm25" in use:
             with self.engine.transaction(write=False) as tx:
-                lexical = bm25(
-                    tx, scope, intent.topic, n=self.config.depth, window=intent.window
-                )
-        similar = dense.result() if dense else []
-        if not lexical and (not similar or similar[0][1] < self.config.min_similarity):
-            return replace(
-                base,
-                reason=f"nothing in this memory's history matches {intent.topic!r}",
-            )
+                for i, window in enumerate((None, intent.window)):
+                    if i == 0 or window is not None:
+                        hits = bm25(
+                            tx, scope, intent.topic, n=self.config.depth, side=side,
+                            window=window,
+                        )  # fmt: skip
+                        lexical[i] = [h.row_id for h in hits]
+        query, similar = dense.result() if dense else (None, [])
         with self.engine.transaction(write=False) as tx:
-            ranked = self._fuse(
-                tx,
-                scope,
-                intent.topic,
-                [h.version for h in lexical],
-                similar,
-            )
-            return self._decide(tx, scope, base, ranked, k, retrieved=True)
+            picks = self._fuse(tx, scope, intent, lexical, similar, query, side)
+            if not picks:
+                return replace(
+                    base,
+                    reason=f"nothing in this memory's history matches {intent.topic!r}",
+                )
+            return self._decide(tx, scope, base, picks, k, mode)
 
-    def _dense(self, scope: Namespace, intent: Intent) -> list[tuple[int, float]]:
+    def _dense(
+        self, scope: Namespace, intent: Intent, side: str
+    ) -> tuple[np.ndarray, list[int]]:
+        """The request's vector, and the change rows nearest it on `side`."""
         index = self.vectors()
-        vector = index.embeddings.embed_query(intent.topic)
+        query = _unit(index.embeddings.embed_query(intent.topic))
         index.catch_up(self.engine, items=False)
-        hits = index.query_descriptors(
-            scope, vector, n=self.config.depth, window=intent.window
-        )
-        return [(hit.version, hit.score) for hit in hits]
+        hits = index.query_changes(scope, query, n=self.config.depth)
+        rows = [hit.row_id for hit in hits]
+        if side == "old" and rows:  # a state matched: the change that replaced it
+            with self.engine.transaction(write=False) as tx:
+                following = {prev: row for row, _, prev in tx.row_links(rows, following=True)}
+            rows = [following[r] for r in rows if r in following]
+        return query, rows
 
     def _fuse(
         self,
         tx: LogTransaction,
         scope: Namespace,
-        topic: str,
-        lexical: list[int],
-        similar: list[tuple[int, float]],
-    ) -> list[tuple[Commit, StageScores]]:
-        dense = [version for version, _ in similar]
-        similarity = dict(similar)
-        fused = rrf([lexical, dense], self.config.rrf_k, self.config.rrf_weights)
-        head = tx.head(scope)
-        order = sorted((v for v in fused if 1 <= v <= head), key=lambda v: -fused[v])
-        top = order[: self.config.rerank_top or self.config.depth]
-        scored = []
-        for version in top:  # a dense hit for a version a reset removed is dropped here
-            commits = tx.log(scope, version=version)
-            if commits:
-                scores = StageScores(
-                    bm25_rank=lexical.index(version) + 1
-                    if version in lexical
-                    else None,
-                    dense_rank=dense.index(version) + 1 if version in dense else None,
-                    dense_score=similarity.get(version),
-                    rrf=fused[version],
-                )
-                scored.append((commits[0], scores))
-        return self._rerank(topic, scored) if self.config.rerank_top else scored
+        intent: Intent,
+        lexical: list[list[int]],
+        similar: list[int],
+        query: np.ndarray | None,
+        side: str,
+    ) -> list[_Pick]:
+        """Both rankings, the dense one re-scored with the contrast, fused.
 
-    def _rerank(
-        self, topic: str, scored: list[tuple[Commit, StageScores]]
-    ) -> list[tuple[Commit, StageScores]]:
-        if not scored:
-            return scored
-        ranker = self.load_ranker()
-        if ranker is None:
-            return scored
-        from flashrank import RerankRequest
+        A time in the request ("last week") is a preference, not a filter: the
+        changes made then are ranked once more, among themselves, so a date the
+        person meant as the day something happened (not the day it was saved)
+        cannot hide the change.
+        """
+        words, windowed = lexical
+        pool = list(dict.fromkeys([*words, *windowed, *similar]))
+        links = {row: (version, prev) for row, version, prev in tx.row_links(pool)}
+        dense_scores = self._contrast(query, side, links) if query is not None else {}
+        if not words and not windowed and (
+            not dense_scores or max(dense_scores.values()) < self.config.min_similarity
+        ):
+            return []
+        dense = sorted(dense_scores, key=lambda r: -dense_scores[r])
+        rankings, weights = [words, dense], self._weights(tx, intent, side, words)
+        if intent.window is not None:
+            window = intent.window
+            during = tx.versions_between(scope, window.start, window.end)
+            if side == "old":  # the states' rows: keep changes made in the window
+                windowed = [r for r in words if r in links and links[r][0] in during]
+            rankings += [windowed, [r for r in dense if links[r][0] in during]]
+            weights += weights[:2]
+        fused = rrf(rankings, self.config.rrf_k, weights)
+        picks = []
+        for row in sorted(fused, key=lambda r: -fused[r]):
+            if row not in links:
+                continue  # a vector for a row a reset removed
+            scores = StageScores(
+                bm25_rank=words.index(row) + 1 if row in words else None,
+                dense_rank=dense.index(row) + 1 if row in dense else None,
+                dense_score=dense_scores.get(row),
+                rrf=fused[row],
+            )
+            picks.append(_Pick(row, links[row][0], scores))
+        return picks
 
-        passages = [{"id": i, "text": descriptor(c)} for i, (c, _) in enumerate(scored)]
-        results = ranker.rerank(RerankRequest(query=topic, passages=passages))
-        reranked = []
-        for result in results:
-            commit, scores = scored[result["id"]]
-            reranked.append((commit, replace(scores, rerank=float(result["score"]))))
-        return reranked
+    def _weights(
+        self, tx: LogTransaction, intent: Intent, side: str, words: list[int]
+    ) -> list[float]:
+        """The RRF weights for this request: the dense side counts for more when
+        the word search's best hit holds few of the request's words (a
+        paraphrase), and for less when it holds them all."""
+        lexical, dense = self.config.rrf_weights
+        if "dense" not in self.config.retrievers:
+            return [1.0, 0.0]
+        if not self.config.adaptive or not words:
+            return [lexical, dense]
+        text = tx.indexed_text(words[0])
+        held = coverage(intent.topic, " ".join(text if side == "new" else text[1:])) if text else 0.0
+        return [lexical, max(dense, lexical * (1.0 - held))]
+
+    def _contrast(
+        self,
+        query: np.ndarray,
+        side: str,
+        links: dict[int, tuple[int, int | None]],
+    ) -> dict[int, float]:
+        """Each change's similarity to the request on the side it names, less what
+        the other side has over it: an undo of "NYC" prefers the change that
+        wrote NYC to the one that later replaced it."""
+        rows = [*links, *(prev for _, prev in links.values() if prev is not None)]
+        vectors = self.vectors().change_vectors(rows)
+        sims = {row: float(np.dot(query, _unit(v))) for row, v in vectors.items()}
+        scores = {}
+        for row, (_, prev) in links.items():
+            new, old = sims.get(row), sims.get(prev) if prev is not None else None
+            named, other = (new, old) if side == "new" else (old, new)
+            if named is None:
+                continue
+            scores[row] = named - self.config.contrast * max(0.0, (other or 0.0) - named)
+        return scores
+
+    # -- deciding --------------------------------------------------------------
 
     def _decide(
         self,
         tx: LogTransaction,
         scope: Namespace,
         base: Resolution,
-        ranked: list[tuple[Commit, StageScores]],
+        picks: list[_Pick],
         k: int,
-        *,
-        retrieved: bool = False,
+        mode: Mode,
     ) -> Resolution:
-        """Keep one candidate per target, and decide whether the best is clear.
-
-        A retrieved best must lead the next by `margin`, and either share a word
-        with the request or be at least `act_similarity` similar to it: a near
-        neighbour in meaning alone is offered, never acted on.
-        """
+        """Turn the best picks into candidates, and decide whether to act alone."""
+        kind = base.intent.kind
+        _, offset, action = _PLAN[kind]
+        if mode != "auto" and kind in ("undo", "restore", "before"):
+            action = mode
+        commits = self._commits(tx, scope, [p.version for p in picks[: k * 4]])
         candidates: list[Candidate] = []
-        for commit, scores in ranked:
-            target = self._target(tx, scope, base.intent, commit)
-            if any(c.target == target for c in candidates):
+        for pick in picks[: k * 4]:
+            commit = commits.get(pick.version)
+            change = _change_of(tx, commit, pick.row_id) if commit else None
+            if commit is None or change is None:
                 continue
-            diff = (
-                tuple(tx.diff(scope, base.head, target)) if target != base.head else ()
+            target = pick.version + offset
+            if action == "rollback" and any(c.target == target for c in candidates):
+                continue
+            side = _PLAN[kind][0]
+            text = change_text(change, tx.scope_depth)
+            words = f"{text.new} {text.context}" if side == "new" else f"{text.old} {text.context}"
+            scores = replace(pick.scores, coverage=coverage(base.intent.topic, words))
+            position = commit.changes.index(change) + 1
+            candidates.append(
+                self._candidate(
+                    tx, scope, base.head, f"{commit.version}.{position}", commit,
+                    (change,), target, action, scores,
+                )  # fmt: skip
             )
-            candidates.append(Candidate(target, commit, commit.summary, diff, scores))
-            if len(candidates) == k:
-                break
+        candidates = self._rerank(base.intent.topic, candidates)[:k]
         if not candidates:
             return replace(base, reason="nothing matched")
-        first = candidates[0].scores
-        second = candidates[1].scores if len(candidates) > 1 else None
-        lead = self._lead(first, second) if second else float("inf")
-        decided = second is None or lead >= self.config.margin
-        reason = (
-            "only one match"
-            if second is None
-            else f"best match leads the next by {lead:.3f}"
-            if decided
-            else "the two best matches are too close to call "
-            f"({lead:.3f} < {self.config.margin})"
-        )
-        similarity = first.dense_score or 0.0
-        unsure = first.bm25_rank is None and similarity < self.config.act_similarity
-        if decided and retrieved and unsure:
-            decided = False
-            reason = (
-                "the best match shares no word with the request and is only "
-                f"{similarity:.2f} similar ({self.config.act_similarity} to act)"
-            )
+        decided, reason = self._sure(candidates)
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
 
-    def _lead(self, first: StageScores, second: StageScores) -> float:
-        """How far the best candidate leads the next, on the scale of `margin`.
+    def _sure(self, candidates: Sequence[Candidate]) -> tuple[bool, str]:
+        """The calibrated rule for acting alone (docs/benchmarks.md measures it):
+        both retrievers rank the best first, it is close in meaning, and it
+        leads the next clearly."""
+        config, first = self.config, candidates[0].scores
+        if "dense" not in config.retrievers or "bm25" not in config.retrievers:
+            return False, "acting alone needs both searches to agree"
+        second = candidates[1].scores if len(candidates) > 1 else None
+        similarity = first.dense_score or 0.0
+        lead = similarity - ((second.dense_score or 0.0) if second else 0.0)
+        score = similarity + config.act_lead * lead
+        checks = [
+            (first.bm25_rank == 1, "the word search ranks another change first"),
+            (first.dense_rank == 1, "the meaning search ranks another change first"),
+            (
+                similarity >= config.act_similarity,
+                f"the best match is only {similarity:.2f} similar "
+                f"({config.act_similarity} to act)",
+            ),
+            (
+                score >= config.act_score,
+                f"the best match does not lead clearly (similarity {similarity:.2f}, "
+                f"lead {lead:.2f}: {score:.2f} < {config.act_score})",
+            ),
+        ]
+        failed = [why for ok, why in checks if not ok]
+        if failed:
+            return False, failed[0]
+        return True, f"sure: first in both searches, leads the next by {lead:.2f}"
 
-        The rerank's scores when there was one; else the dense similarities (RRF
-        ranks cannot tell a tie from a clear win); with BM25 alone, the RRF
-        scores as shares of the highest possible, `sum(w) / (k + 1)`.
-        """
-        if first.rerank is not None and second.rerank is not None:
-            return first.rerank - second.rerank
-        if "dense" in self.config.retrievers:
-            return (first.dense_score or 0.0) - (second.dense_score or 0.0)
-        top = sum(self.config.rrf_weights) / (self.config.rrf_k + 1)
-        return (first.rrf - second.rrf) / top
+    def _candidate(
+        self,
+        tx: LogTransaction,
+        scope: Namespace,
+        head: int,
+        change_id: str,
+        commit: Commit,
+        changes: tuple[Change, ...],
+        target: int,
+        action: Action,
+        scores: StageScores,
+    ) -> Candidate:
+        """A candidate with what acting on it would change at HEAD."""
+        conflicts: tuple[Conflict, ...] = ()
+        if action == "revert":
+            diff, conflicts = _revert_effect(tx, commit, changes)
+        else:
+            diff = tuple(tx.diff(scope, head, target)) if target != head else ()
+        return Candidate(
+            change_id, commit, changes, target, action, diff, conflicts, scores
+        )
 
-    def _target(
-        self, tx: LogTransaction, scope: Namespace, intent: Intent, commit: Commit
-    ) -> int:
-        if intent.kind == "at":
-            return _at_target(commit, intent.topic)
-        if intent.kind == "still":
-            return _still_target(tx, scope, commit, intent.topic)
-        return commit.version - 1
+    @staticmethod
+    def _commits(
+        tx: LogTransaction, scope: Namespace, versions: Sequence[int]
+    ) -> dict[int, Commit]:
+        found = {}
+        for version in dict.fromkeys(versions):
+            commits = tx.log(scope, version=version)
+            if commits:
+                found[version] = commits[0]
+        return found
+
+    def _rerank(self, topic: str, candidates: list[Candidate]) -> list[Candidate]:
+        top = candidates[: self.config.rerank_top]
+        if not top:
+            return candidates
+        ranker = self.load_ranker()
+        if ranker is None:
+            return candidates
+        from flashrank import RerankRequest
+
+        passages = [{"id": i, "text": c.summary} for i, c in enumerate(top)]
+        results = ranker.rerank(RerankRequest(query=topic, passages=passages))
+        reranked = [
+            replace(
+                top[r["id"]], scores=replace(top[r["id"]].scores, rerank=float(r["score"]))
+            )
+            for r in results
+        ]
+        return reranked + candidates[len(top) :]
+
+    # -- requests that name no topic -------------------------------------------
+
+    def _by_id(
+        self,
+        tx: LogTransaction,
+        scope: Namespace,
+        base: Resolution,
+        ref: re.Match[str],
+        mode: Mode,
+    ) -> Resolution:
+        """A change named by its id ("12.2", or "12" for the whole commit)."""
+        version, position = int(ref[1]), ref[2]
+        commits = tx.log(scope, version=version) if 1 <= version <= base.head else []
+        if not commits or not commits[0].changes:
+            return replace(base, reason=f"this memory has no change {ref[0]}")
+        commit = commits[0]
+        changes = commit.changes
+        if position is not None:
+            if not 1 <= int(position) <= len(changes):
+                return replace(base, reason=f"this memory has no change {ref[0]}")
+            changes = (changes[int(position) - 1],)
+        kind = base.intent.kind if base.intent.kind in _PLAN else "undo"
+        _, offset, action = _PLAN[kind]
+        if mode != "auto" and kind in ("undo", "restore", "before"):
+            action = mode
+        change_id = f"{version}.{position}" if position else str(version)
+        candidate = self._candidate(
+            tx, scope, base.head, change_id, commit, changes, version + offset,
+            action, StageScores(),
+        )  # fmt: skip
+        return replace(
+            base, candidates=(candidate,), decided=True, reason=f"change {change_id}"
+        )
 
     def _latest(
-        self, tx: LogTransaction, scope: Namespace, base: Resolution
+        self, tx: LogTransaction, scope: Namespace, base: Resolution, mode: Mode
     ) -> Resolution:
         """No topic ("undo the last change"): the newest commit, in any window."""
         window = base.intent.window
@@ -431,22 +642,75 @@ class Resolver:
         commits = [c for c in commits if window is None or c.created_at in window]
         if not commits:
             return replace(base, reason="no change in that time")
-        ranked = [(commits[0], StageScores())]
-        return self._decide(tx, scope, base, ranked, 1)
+        commit = commits[0]
+        kind = base.intent.kind
+        action: Action = "rollback" if kind == "at" or mode == "rollback" else "revert"
+        target = commit.version if kind == "at" else commit.version - 1
+        if action == "revert" and not commit.changes:
+            action = "rollback"
+        candidate = self._candidate(
+            tx, scope, base.head, str(commit.version), commit, commit.changes, target,
+            action, StageScores(),
+        )  # fmt: skip
+        return replace(
+            base, candidates=(candidate,), decided=True, reason="the latest change"
+        )
 
     def _redo(
         self, tx: LogTransaction, scope: Namespace, base: Resolution
     ) -> Resolution:
-        """Redo = undo the last undo (a rollback or a revert): back to the version
-        it was made on; applying it reverts that commit when later ones exist."""
+        """Redo = undo the last undo (a rollback or a revert): revert it, so what
+        came after it stays."""
         undos = [
             c for op in ("rollback", "revert") for c in tx.log(scope, op=op, limit=1)
         ]
         if not undos:
             return replace(base, reason="there is no rollback or revert to redo")
         last = max(undos, key=lambda c: c.version)
-        target = last.version - 1
-        diff = tuple(tx.diff(scope, base.head, target))
-        candidate = Candidate(target, last, last.summary, diff, StageScores())
+        action: Action = "revert" if last.changes else "rollback"
+        candidate = self._candidate(
+            tx, scope, base.head, str(last.version), last, last.changes,
+            last.version - 1, action, StageScores(),
+        )  # fmt: skip
         reason = f"redo: undo v{last.version} ({last.op})"
         return replace(base, candidates=(candidate,), decided=True, reason=reason)
+
+
+def _unit(vector: Sequence[float]) -> np.ndarray:
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm else array
+
+
+def _change_of(tx: LogTransaction, commit: Commit, row_id: int) -> Change | None:
+    """The change of `commit` that log row `row_id` holds."""
+    ids = tx.row_ids_of(commit.scope, commit.version)
+    if row_id not in ids:
+        return None
+    return commit.changes[ids.index(row_id)]
+
+
+def _revert_effect(
+    tx: LogTransaction, commit: Commit, changes: Sequence[Change]
+) -> tuple[tuple[Change, ...], tuple[Conflict, ...]]:
+    """What reverting `changes` would do at HEAD, and the items that moved on."""
+    diff, conflicts = [], []
+    for change in changes:
+        now = tx.get(change.namespace, [change.key]).get(change.key)
+        value = None if now is None else now.value
+        if value == change.old:
+            continue
+        if value != change.new:
+            later = [
+                h.version
+                for h in tx.history(change.namespace, change.key)
+                if h.version > commit.version
+            ]
+            conflicts.append(
+                Conflict(
+                    change.namespace, change.key, tuple(sorted(later)), change.new,
+                    value, change.old,
+                )  # fmt: skip
+            )
+        diff.append(Change(change.namespace, change.key, value, change.old))
+    return tuple(diff), tuple(conflicts)

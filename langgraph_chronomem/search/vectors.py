@@ -1,12 +1,13 @@
-"""Chroma collections projected from the log: HEAD items, and commit descriptors.
+"""Chroma collections projected from the log: HEAD items, and every item change.
 
 Both are derived data (DESIGN.md, invariant 1). Each keeps a mark in the log's
 `projections` table and catches up by reading the commits after it, so a crash
 between a commit and its Chroma update only delays the update; `rebuild` makes
 both again from nothing. Every query carries its scope or namespace filter
-(invariant 5), and every hit is returned with the log row (items) or commit seq
-(descriptors) it was made from, for the caller to check against the log before
-trusting it (invariant 2).
+(invariant 5), and every hit is returned with the log row it was made from, for
+the caller to check against the log before trusting it (invariant 2). The change
+collection holds one vector per log row with a value: the item as that change
+left it, so what a change replaced is the vector of the row before it.
 
     >>> import tempfile, chromadb
     >>> from chromadb.config import Settings
@@ -20,7 +21,7 @@ trusting it (invariant 2).
     >>> index = VectorIndex(client, toy, "toy", item_fields=["city"])
     >>> index.catch_up(engine)  # commits applied
     1
-    >>> [hit.version for hit in index.query_descriptors(("alice",), [1.0, 1.0], n=5)]
+    >>> [hit.version for hit in index.query_changes(("alice",), [1.0, 1.0], n=5)]
     [1]
     >>> hits = index.query_items(("alice",), [1.0, 1.0], n=5)
     >>> [(hit.namespace, hit.key) for hit in hits]
@@ -38,9 +39,8 @@ from typing import Any
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import get_text_at_path, tokenize_path
 
-from langgraph_chronomem.engine.base import namespace_text, scope_key
+from langgraph_chronomem.engine.base import ChangeRow, namespace_text, scope_key
 from langgraph_chronomem.engine.feed import (
-    DescriptorRow,
     HeadRow,
     ProjectionFeed,
     ProjectionState,
@@ -49,10 +49,11 @@ from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.search.intent import TimeWindow
 
-__all__ = ["DescriptorHit", "ItemHit", "Progress", "VectorIndex"]
+__all__ = ["ChangeHit", "ItemHit", "Progress", "VectorIndex"]
 
 ITEMS = "chronomem-items"
-DESCRIPTORS = "chronomem-descriptors"
+CHANGES = "chronomem-changes"
+_RETIRED = ("chronomem-descriptors",)  # collections of older versions, dropped
 _BATCH = 256  # commits per catch-up step
 
 Progress = Callable[[int, int], None]
@@ -70,10 +71,10 @@ class ItemHit:
 
 
 @dataclass(frozen=True)
-class DescriptorHit:
-    """A commit whose descriptor matched."""
+class ChangeHit:
+    """An item change whose new value matched: its log row and commit version."""
 
-    seq: int
+    row_id: int
     version: int
     score: float
 
@@ -104,7 +105,7 @@ def _window_filter(window: TimeWindow | None) -> list[dict[str, Any]]:
 
 
 class VectorIndex:
-    """The store's Chroma side: one collection of HEAD items, one of descriptors.
+    """The store's Chroma side: one collection of HEAD items, one of item changes.
 
     Args:
         client: A Chroma client: `PersistentClient` for one process,
@@ -114,7 +115,7 @@ class VectorIndex:
         embedder: A name for the embedding model. A collection made with another
             model is dropped and rebuilt, never mixed.
         item_fields: JSON paths embedded for items (`index["fields"]`), or `None`
-            when items are not indexed (descriptors always are).
+            when items are not indexed (changes always are).
     """
 
     def __init__(
@@ -134,7 +135,10 @@ class VectorIndex:
         ]
         self._lock = threading.Lock()
         self._fresh: set[str] = set()  # collections made anew: their marks restart
-        self.descriptors = self._collection(DESCRIPTORS)
+        retired = {c.name for c in client.list_collections()} & set(_RETIRED)
+        for name in retired:
+            client.delete_collection(name)
+        self.changes = self._collection(CHANGES)
         self.items = self._collection(ITEMS) if item_fields is not None else None
 
     def _collection(self, name: str) -> Any:
@@ -194,7 +198,7 @@ class VectorIndex:
         engine: SqliteEngine,
         *,
         items: bool = True,
-        descriptors: bool = True,
+        changes: bool = True,
         known: Mapping[str, list[float]] | None = None,
         progress: Progress | None = None,
     ) -> int:
@@ -203,22 +207,19 @@ class VectorIndex:
         Args:
             engine: The log.
             items: Catch up the item collection (if items are indexed).
-            descriptors: Catch up the descriptor collection.
+            changes: Catch up the change collection.
             known: Vectors already computed for some texts (a write embeds its
                 values before it commits, and passes them here).
             progress: Called as `progress(done, total)` after every batch, in
                 commits applied over all the collections caught up.
         """
         appliers = {}
-        if descriptors:
-            appliers[DESCRIPTORS] = self._apply_descriptors
+        if changes:
+            appliers[CHANGES] = self._apply_changes
         if items and self.items is not None:
             appliers[ITEMS] = self._apply_items
         applied = 0
         with self._lock:
-            if descriptors:
-                with engine.transaction(write=True) as tx:
-                    tx.index_descriptors()  # the texts come from the full-text index
             advance = None
             if progress is not None:
                 advance = self._tally(engine, list(appliers), progress)
@@ -345,7 +346,7 @@ class VectorIndex:
                 metadatas=metadatas[part],
             )
 
-    def _apply_descriptors(
+    def _apply_changes(
         self,
         engine: SqliteEngine,
         known: Any,
@@ -355,23 +356,19 @@ class VectorIndex:
         upto: int = 0,
     ) -> None:
         with engine.transaction(write=False) as tx:
-            feed = ProjectionFeed(tx)
-            if scope is not None:
-                rows = feed.scope_descriptors(scope)
-            else:
-                rows = feed.descriptors_between(after, upto)
+            rows = tx.change_rows(scope=scope, after=after, upto=upto)
         if scope is not None:
-            self.descriptors.delete(where={"scope": scope_key(scope)})
-        self._add_descriptors(rows, known)
+            self.changes.delete(where={"scope": scope_key(scope)})
+        self._add_changes([row for row in rows if row.text.new], known)
 
-    def _add_descriptors(self, rows: Sequence[DescriptorRow], known: Any) -> None:
+    def _add_changes(self, rows: Sequence[ChangeRow], known: Any) -> None:
         for start in range(0, len(rows), _BATCH):
             part = rows[start : start + _BATCH]
-            if not part:
-                continue
-            self.descriptors.upsert(
-                ids=[str(row.seq) for row in part],
-                embeddings=self.embed([row.text for row in part], known),
+            self.changes.upsert(
+                ids=[str(row.row_id) for row in part],
+                embeddings=self.embed(
+                    [f"{row.text.new} {row.text.context}" for row in part], known
+                ),
                 metadatas=[
                     {
                         "scope": scope_key(row.scope),
@@ -388,10 +385,10 @@ class VectorIndex:
         `progress` is called as in `catch_up`.
         """
         with self._lock:
-            for name in (DESCRIPTORS, ITEMS):
+            for name in (CHANGES, ITEMS):
                 if name in {c.name for c in self.client.list_collections()}:
                     self.client.delete_collection(name)
-            self.descriptors = self._collection(DESCRIPTORS)
+            self.changes = self._collection(CHANGES)
             if self.item_fields is not None:
                 self.items = self._collection(ITEMS)
         return self.catch_up(engine, progress=progress)
@@ -421,28 +418,40 @@ class VectorIndex:
                 best[meta["item"]] = hit
         return list(best.values())
 
-    def query_descriptors(
+    def query_changes(
         self,
         scope: Namespace,
         vector: Sequence[float],
         *,
         n: int,
         window: TimeWindow | None = None,
-    ) -> list[DescriptorHit]:
-        """The `n` commits of `scope` whose descriptors are nearest, best first."""
+    ) -> list[ChangeHit]:
+        """The `n` item changes of `scope` whose new values are nearest, best first."""
         conditions = [{"scope": scope_key(scope)}, *_window_filter(window)]
-        found = self.descriptors.query(
-            query_embeddings=[list(vector)],
+        found = self.changes.query(
+            query_embeddings=[[float(x) for x in vector]],
             n_results=n,
             where=conditions[0] if len(conditions) == 1 else {"$and": conditions},
             include=["metadatas", "distances"],
         )
         return [
-            DescriptorHit(int(doc_id), meta["version"], 1.0 - distance)
-            for doc_id, meta, distance in zip(
+            ChangeHit(int(row_id), meta["version"], 1.0 - distance)
+            for row_id, meta, distance in zip(
                 found["ids"][0],
                 found["metadatas"][0],
                 found["distances"][0],
                 strict=True,
             )
         ]
+
+    def change_vectors(self, row_ids: Sequence[int]) -> dict[int, list[float]]:
+        """The stored vectors of these log rows (rows without a value have none)."""
+        if not row_ids:
+            return {}
+        found = self.changes.get(
+            ids=[str(i) for i in dict.fromkeys(row_ids)], include=["embeddings"]
+        )
+        return {
+            int(row_id): list(vector)
+            for row_id, vector in zip(found["ids"], found["embeddings"], strict=True)
+        }
