@@ -138,22 +138,11 @@ UNDO = [
     ("undo what you just saved", ""),
     ("revert the most recent update", ""),
     ("scratch that", ""),
-    ("forget it", ""),
     ("that's wrong, undo that", ""),
-    ("I didn't say that", ""),
     ("go back", ""),
     ("take it back", ""),
     ("go back to the previous version", ""),
     ("undo that for me", ""),
-    # "go back to before X" wants the version before X: the same as undoing X
-    ("go back to before I moved to NYC", "I moved to NYC"),
-    ("back to before the update about my job", "my job"),
-    ("restore my memory from before the move", "the move"),
-    ("Go back to the state before the move", "the move"),
-    ("take me back to the version from before my trip", "my trip"),
-    ("revert to before I changed jobs", "I changed jobs"),
-    ("Roll back the user's memory to before they changed jobs.", "they changed jobs"),
-    ("revert to how it was before I told you about my divorce", "my divorce"),
     # must not be misread
     ("undo the change about the undo button", "the undo button"),
     ("undo the undo button setting", "the undo button setting"),
@@ -188,10 +177,86 @@ def test_undo(request_: str, topic: str) -> None:
     assert parse(request_, now=NOW) == Intent("undo", topic)
 
 
+# "go back to before X": the whole memory as it was before X (a rollback)
+BEFORE = [
+    ("go back to before I moved to NYC", "I moved to NYC"),
+    ("back to before the update about my job", "my job"),
+    ("restore my memory from before the move", "the move"),
+    ("Go back to the state before the move", "the move"),
+    ("take me back to the version from before my trip", "my trip"),
+    ("revert to before I changed jobs", "I changed jobs"),
+    ("Roll back the user's memory to before they changed jobs.", "they changed jobs"),
+    ("revert to how it was before I told you about my divorce", "my divorce"),
+    ("set it back to how it was before my move to Oslo", "my move to Oslo"),
+    ("reset everything to before I started the new job", "I started the new job"),
+]
+
+
+@pytest.mark.parametrize(("request_", "topic"), BEFORE)
+def test_before(request_: str, topic: str) -> None:
+    assert parse(request_, now=NOW) == Intent("before", topic)
+
+
+# Asking for a change without an undo verb, or with framing around it
+FRAMED = [
+    ("you shouldn't have saved that I hate my boss", "I hate my boss"),
+    ("scrap the thing about my new bike", "my new bike"),
+    ("get rid of the Mars plan", "the Mars plan"),
+    ("take out the bit about my sister", "my sister"),
+    ("the part about my sister, take that out", "the part about my sister"),
+    ("I was kidding about the goat farm lol", "I was kidding about the goat farm lol"),
+    ("the Mars thing was a joke, delete it", "the Mars thing was a joke"),
+    ("you don't need to keep that my friend moved to Ohio", "my friend moved to Ohio"),
+    ("my peanut allergy", "my peanut allergy"),
+    ("ugh no, the doubles thing is wrong", "the doubles thing is wrong"),
+]
+
+
+@pytest.mark.parametrize(("request_", "topic"), FRAMED)
+def test_framed_requests_are_undos(request_: str, topic: str) -> None:
+    assert parse(request_, now=NOW) == Intent("undo", topic)
+
+
+# Bring back what was removed or replaced: a restore, matched on what it replaced
+RESTORE = [
+    ("restore the note about my dog", "my dog"),
+    ("bring back the memory about my cat", "my cat"),
+    ("restore what you removed about my dog", "my dog"),
+    ("put back my old address", "my old address"),
+    ("put my old job back", "my old job"),
+    ("you deleted my dentist, I want that back", "my dentist"),
+    ("need the Mexico City trip stuff back", "the Mexico City trip stuff"),
+    ("my old gym, bring it back", "my old gym"),
+]
+
+
+@pytest.mark.parametrize(("request_", "topic"), RESTORE)
+def test_restore(request_: str, topic: str) -> None:
+    assert parse(request_, now=NOW) == Intent("restore", topic)
+
+
+def test_a_wrong_value_put_back_is_an_undo_of_it() -> None:
+    assert parse("you got my birthday wrong, put it back", now=NOW) == Intent(
+        "undo", "my birthday wrong"
+    )
+
+
+NOTHING = [
+    "", "?", "ok", "OK!", "thanks!", "thank you so much", "cancel", "wrong", "no",
+    "never mind", "forget it", "what did you change?", "what do you remember about me?",
+    "did you save that?", "that's not right", "ok thanks, that's all for tonight",
+    "I didn't say that",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("request_", NOTHING)
+def test_requests_that_name_nothing_ask_for_nothing(request_: str) -> None:
+    assert parse(request_, now=NOW).kind == "none"
+
+
 AT_AND_STILL = [
     ("go back to when I lived in Boston", "at", "I lived in Boston"),
     ("put things back the way they were when I was vegan", "at", "I was vegan"),
-    ("set it back to how it was before my move to Oslo", "undo", "my move to Oslo"),
     ("take me back to when I worked at Google", "at", "I worked at Google"),
     ("Roll back to when my address was 5 Elm St.", "at", "my address was 5 Elm St"),
     ("revert to when I was vegan", "at", "I was vegan"),
@@ -209,10 +274,12 @@ AT_AND_STILL = [
     ("Take me back to when I was still married, please.", "still", "I was married"),
     ("back to the days when I still had a cat", "still", "I had a cat"),
     ("go back to when I wasn't vegan yet", "still", "I wasn't vegan"),
-    ("restore the note about my dog", "still", "my dog"),
-    ("bring back the memory about my cat", "still", "my cat"),
-    ("restore what you removed about my dog", "still", "my dog"),
-    ("put back my old address", "still", "my old address"),
+    (
+        "reset everything to the point where the new job came up",
+        "at",
+        "the new job came up",
+    ),
+    ("Back when I still biked to work", "still", "I biked to work"),
 ]
 
 
@@ -463,7 +530,7 @@ WORDS = sorted(
 )
 def test_any_text_parses(request_: str) -> None:
     intent = parse(request_, now=NOW)
-    assert intent.kind in ("undo", "at", "still", "redo")
+    assert intent.kind in ("undo", "restore", "before", "at", "still", "redo", "none")
     assert bool(intent.topic) == bool(content_words(intent.topic))
     assert intent.topic == intent.topic.strip()
     window = intent.window

@@ -21,8 +21,9 @@ while building"):
   same but whose timestamps differ is rewritten too, as a change with equal
   old and new values (like a put of an equal value);
 - `revert(v)` puts back, with their old timestamps, the items commit `v` wrote,
-  unless a later version wrote one of them (then `RevertConflict`, nothing
-  written); reverting a commit that wrote nothing is a `VersionError`;
+  three-way: an item that already holds its old value is left alone, and one
+  that no longer holds what `v` wrote is a conflict (then `RevertConflict`,
+  nothing written); a revert with nothing left to change is a `VersionError`;
 - `reset(to=v)` forgets every version after `v`.
 
 Timestamps are modelled too: every step commits under `commit_context(timestamp=...)`
@@ -186,17 +187,24 @@ class ScopeModel:
                 rows[item] = then[item]
         return rows
 
-    def revert_conflicts(self, version: int) -> dict[ItemId, tuple[int, ...]]:
+    def revert_plan(
+        self, version: int
+    ) -> tuple[dict[ItemId, Entry | None], dict[ItemId, tuple[int, ...]]]:
+        """What reverting `version` restores, and the items that conflict."""
+        before, now = self.state(version - 1), self.state()
+        rows: dict[ItemId, Entry | None] = {}
         conflicts = {}
-        for item in self.commits[version - 1].writes:
-            later = tuple(c.version for c in self.commits[version:] if item in c.writes)
-            if later:
-                conflicts[item] = later
-        return conflicts
-
-    def revert_rows(self, version: int) -> dict[ItemId, Entry | None]:
-        before = self.state(version - 1)
-        return {item: before.get(item) for item in self.commits[version - 1].writes}
+        for item, (_, wrote) in self.commits[version - 1].writes.items():
+            old = before.get(item)
+            held = now[item].value if item in now else None
+            if held == (None if old is None else old.value):
+                continue  # already as it was before the commit
+            if held != (None if wrote is None else wrote.value):
+                conflicts[item] = tuple(
+                    c.version for c in self.commits[version:] if item in c.writes
+                )
+            rows[item] = old
+        return rows, conflicts
 
     def reset(self, to: int) -> None:
         del self.commits[to:]
@@ -456,9 +464,9 @@ class ChronoStoreMachine(RuleBasedStateMachine):
             label="version",
         )
         at = self._tick()
-        conflicts = model.revert_conflicts(version)
-        if not conflicts and not model.commits[version - 1].writes:
-            event("revert: of a commit that wrote nothing")
+        rows, conflicts = model.revert_plan(version)
+        if not rows:
+            event("revert: nothing left to change")
             with pytest.raises(VersionError), commit_context(timestamp=at):
                 self.store.revert(scope, version)
             return
@@ -475,9 +483,7 @@ class ChronoStoreMachine(RuleBasedStateMachine):
             return
         event("revert: applied")
         assert isinstance(result, Commit), result
-        expected = self._commit(
-            scope, model.revert_rows(version), op="revert", at=at, target=version
-        )
+        expected = self._commit(scope, rows, op="revert", at=at, target=version)
         assert expected is not None
         self._check_commit(scope, result, expected)
 

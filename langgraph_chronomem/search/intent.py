@@ -10,16 +10,25 @@
     >>> window.start.isoformat(), window.end.isoformat()
     ('2024-06-11T00:00:00+00:00', '2024-06-12T00:00:00+00:00')
 
-Kinds, and the version each one targets (DESIGN.md, "Natural-language undo"):
+Kinds, the side of a change each one matches, and what it asks for
+(DESIGN.md, "Natural-language undo"):
 
-- `undo`: "undo/revert/forget/delete/roll back X", "I never said X, remove it",
-  "go back to before X" — the version *before* the commit that matches X.
-- `at`: "go back to when X", "back to yesterday" — the version *at* the commit
-  that matches X, or at the last commit in the window ("undo everything since
-  Monday" is `at` the last commit before Monday).
-- `still`: "back to when X was still true", "when I still lived in Boston",
-  "restore/bring back X" — the last version at which X still held.
+- `undo`: "undo/forget/delete/scrap/get rid of X", "you shouldn't have saved X",
+  "I never said X, remove it", or X alone ("the Mars thing was a joke"): the
+  change that *introduced* X, undone by itself.
+- `restore`: "bring back / put back / restore X", "you deleted X, I want it
+  back": the change that *replaced or removed* X, undone by itself.
+- `before`: "go back to before X": the whole memory as it was before the change
+  that introduced X.
+- `at`: "go back to when X", "back to yesterday", "reset everything to the point
+  where X came up": the whole memory *at* that change, or at the last commit in
+  the window ("undo everything since Monday" is `at` the last commit before
+  Monday).
+- `still`: "back to when X was still true", "when I still lived in Boston": the
+  whole memory just before the change that *replaced* X.
 - `redo`: "redo", "undo the undo", "put it back", "restore what you removed".
+- `none`: a request that asks for nothing: "ok", "thanks!", "cancel", "wrong",
+  "forget it", a question ("what did you change?"). It never changes anything.
 
 The topic is the request without the intent phrase ("undo the update about"),
 politeness and times. A topic without `content_words` ("undo that", "undo the
@@ -234,7 +243,7 @@ _POLITE = re.compile(
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
 _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
-    r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|wait|well|actually"
+    r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|ugh|wait|well|actually"
     r"|nope|no(?=\s*[,.!])|never\s*mind|wrong|you\s+got\s+(?:it|that)\s+wrong"
     r"|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:not\s+)?"
     r"(?:wrong|right|true|correct|incorrect|a\s+mistake))\b)*[\s,.!;:-]*"
@@ -303,7 +312,7 @@ _I_SAID = (
 _YOU_DID = rf"you\s+(?:just\s+)?(?:have\s+)?{_DID}"
 _OBJECT = re.compile(  # "the last NYC update you made about", "what I told you about"
     rf"(?i)(?:(?:{_DET}\s+)*(?:(?:last|latest|most\s+recent|recent|previous|wrong"
-    r"|bad|incorrect|false|new|stored|saved)\s+)*"
+    r"|bad|incorrect|false|stored|saved)\s+)*"
     rf"(?P<mod>(?:(?!{_NOUN}\b|{_DET}\b)[\w'-]+\s+){{1,2}}?)?(?:{_NOUN}\s+)*{_NOUN}"
     rf"(?:\s+(?:that\s+|which\s+)?(?:(?:you|I)\s+)?(?:just\s+)?{_DID})?"
     rf"|(?:what|everything|anything|whatever)\s+(?:that\s+)?(?:{_YOU_DID}|{_I_SAID})"
@@ -316,7 +325,7 @@ _SAID = re.compile(rf"(?i)(?:{_I_SAID}|{_YOU_DID})(?:\s+that)?\b")
 _TRAILER = re.compile(rf"(?i)\s+(?:that\s+|which\s+)?(?:{_YOU_DID}|{_I_SAID})$")
 
 _STOPWORDS = frozenset(
-    """a about again also am an and are as at back be been being but by can could
+    """a about again also am an and are as at ate back be been being but by can could
     did do does earlier for from had has have he her here him his how i i'd i'll
     i'm i've if in into is it its just last latest me mine my myself now of on or
     our previous recent she so than that the their them then there these they this
@@ -328,7 +337,7 @@ _STOPWORDS = frozenset(
     thing things told true undid undo update updated updates version
     wrong got get shouldn't should joke joking kidding sarcastic sarcasm
     hypothetical hypothetically anymore actually really mistake mistaken incorrect
-    correct right ok okay came come up point whole bit part stuff everything
+    correct right ok okay came come up point whole bit part stuff
     anything something ever assistant agent saving storing keep kept lol haha
     pls plz thx ty btw ugh tbh idk omg honestly seriously literally basically
     anyway need know all bye goodbye cheers nothing else done good great cool
@@ -354,7 +363,9 @@ def content_words(topic: str) -> list[str]:
     Returns:
         The content words, repeats included; `[]` if there are none.
     """
-    words = (w.removesuffix("'s") for w in _WORD.findall(topic.translate(_PLAIN).lower()))
+    words = (
+        w.removesuffix("'s") for w in _WORD.findall(topic.translate(_PLAIN).lower())
+    )
     return [
         w for w in words if w not in _STOPWORDS and not (len(w) == 1 and w.isalpha())
     ]
