@@ -48,8 +48,9 @@ memories = NamespaceTemplate(MEMORIES)
 PROMPT = """You are a friendly assistant with a long-term memory of the user.
 Save each new or changed fact about the user with `remember`, under a short key \
 (home, pet, job). When the user asks you to undo or forget something you \
-remembered, call `undo_memory` with their words. When asked what you believed \
-before, call `memory_history`.
+remembered, call `undo_memory` with what to undo, in the memory's own words; \
+if it changes nothing and lists candidates, ask the user which one and call it \
+again with that change's id. When asked what you believed before, call `memory_history`.
 
 What you remember about the user now:
 {memory}"""
@@ -135,12 +136,7 @@ CONVERSATION = {
     ),
     "I never moved to NYC, my sister did. Undo that.": Turn(
         "Sorry about that! You live in {home} again.",
-        [
-            (
-                "undo_memory",
-                {"request": "undo my move to NYC", "only_that_change": True},
-            )
-        ],
+        [("undo_memory", {"request": "undo my move to NYC"})],
     ),
     "Where do I live, and what do I do?": Turn(
         "You live in {home} and work as a {job}."

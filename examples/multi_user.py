@@ -4,8 +4,9 @@ Alice, bob and carol talk to the same agent (the one in chat_agent.py) on one
 `ChronoStore` opened with `scope_depth=2`, so ("memories", "alice") and
 ("memories", "bob") are separate timelines: each has its own versions, log and
 undo. The conversations interleave; bob undoes his move to Milan and alice's
-memory does not move; carol's "undo my move to Milan" finds nothing, because
-bob's history is not hers. Reads at HEAD still span users
+memory does not move; carol's "undo my move to Milan" changes nothing, because
+bob's history is not hers: the tool can only offer her own changes, and none of
+them is a sure match. Reads at HEAD still span users
 (`store.search(("memories",))`), while the past is read per user with `as_of`.
 
     python examples/multi_user.py                    # offline: a scripted model

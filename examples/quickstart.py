@@ -10,8 +10,8 @@ provision`).
 
 A tiny graph remembers facts the user states. The user moves, gets a cat, and
 then asks to undo the move: we look at the history, let the store find the
-change from the request, undo only that change, and the graph reads the restored
-memory.
+change from the request (it acts only when it is sure), undo only that change,
+and the graph reads the restored memory.
 """
 
 from __future__ import annotations
@@ -79,17 +79,24 @@ def main(path: str) -> None:
 
     request = "undo the update about my move to New York"
     print(f"\nuser: {request!r}")
-    for candidate in store.resolve(scope, request, k=3).candidates:
+    # By default only the matched change is undone, so the cat (a later change)
+    # stays; and the store acts alone only when it is sure which change is meant.
+    result = store.undo(scope, request)
+    for candidate in result.resolution.candidates[:3]:
         s = candidate.scores
+        similar = "-" if s.dense_score is None else f"{s.dense_score:.2f}"
         rerank = "-" if s.rerank is None else f"{s.rerank:.2f}"  # no cross-encoder
         print(
-            f"  candidate v{candidate.commit.version}: {candidate.summary}"
-            f"  (bm25 #{s.bm25_rank or '-'}, dense #{s.dense_rank or '-'},"
-            f" rerank {rerank})"
+            f"  candidate {candidate.id}: {candidate.summary}"
+            f"  (bm25 #{s.bm25_rank or '-'}, dense #{s.dense_rank or '-'}"
+            f" at {similar}, rerank {rerank})"
         )
-    # mode="revert": undo only that change, so the cat (a later change) stays
-    result = store.undo(scope, request, mode="revert")
+    decision = "act" if result.resolution.decided else "ask"
+    print(f"  decision: {decision} ({result.resolution.reason})")
     print("store:", result.message)
+    if not result.applied:
+        store.close()
+        raise SystemExit("FAILED: the store should have undone the move")
     reply = graph.invoke({"said": "Where do I live?"}, alice)
     print("agent now says:", reply["answer"])
     print("the cat is still there:", store.get(scope, "pet").value)

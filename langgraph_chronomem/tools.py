@@ -6,16 +6,17 @@ from each run's config, so a user can only ever reach their own timeline:
     >>> import tempfile
     >>> from langgraph_chronomem import ChronoStore
     >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=2)
-    >>> store.put(("memories", "alice"), "home", {"city": "Boston"})
-    >>> store.put(("memories", "alice"), "home", {"city": "New York City"})
+    >>> store.put(("memories", "alice"), "home", {"content": "User lives in Boston"})
+    >>> store.put(("memories", "alice"), "home", {"content": "User lives in Paris"})
     >>> undo = create_undo_memory_tool(("memories", "{user_id}"), store=store)
     >>> config = {"configurable": {"user_id": "alice"}}
-    >>> print(undo.invoke({"request": "undo my move to New York"}, config))
-    Memory changed: rolled back to v1: updated memories/alice/home: New York City -> Boston (now v3). To reverse it, call undo_memory with request 'redo'.
+    >>> print(undo.invoke({"request": "forget that I live in Paris"}, config))
+    Memory changed (now v3): changed "User lives in Paris" -> "User lives in Boston". To reverse it, call undo_memory with request 'redo'.
     >>> store.get(("memories", "alice"), "home").value
-    {'city': 'Boston'}
+    {'content': 'User lives in Boston'}
     >>> store.close()
 
+Unless sure of the match, it changes nothing and lists candidates with change ids.
 In a graph the tools find the store through LangGraph's `ToolRuntime`.
 """  # noqa: E501
 
@@ -112,7 +113,9 @@ def _line(candidate: Candidate) -> str:
     who = f" by {commit.author}" if commit.author else ""
     what = "; ".join(_said(c) for c in candidate.changes) or commit.summary
     if candidate.action == "rollback":
-        what += f" (going back to v{candidate.target} changes {len(candidate.diff)} memories)"
+        count = len(candidate.diff)
+        what += f" (going back to v{candidate.target} changes {count} "
+        what += "memory)" if count == 1 else "memories)"
     return f"[{candidate.id}] {commit.created_at:%Y-%m-%d}{who}: {what}"
 
 
@@ -128,7 +131,8 @@ def _done(commit: Commit, name: str) -> str:
 
 def _conflict(conflict: RevertConflict) -> str:
     items = "; ".join(
-        f"{_quote(c.wrote)} is now {_quote(c.now)}" for c in conflict.conflicts
+        f"{_quote(c.wrote)} is now " + ("removed" if c.now is None else _quote(c.now))
+        for c in conflict.conflicts
     )
     return (
         f"Nothing changed: that memory was changed again since ({items}). Ask the "
@@ -178,9 +182,12 @@ def _pick(answer: Any, candidates: Sequence[Candidate]) -> Candidate | str:
         if 0 <= answer < len(candidates):
             return candidates[answer]
     elif isinstance(answer, str):
-        for candidate in candidates:
-            if answer in (candidate.id, f"v{candidate.target}"):
-                return candidate
+        named = [c for c in candidates if answer == c.id]
+        named = named or [c for c in candidates if answer == f"v{c.target}"]
+        if len(named) == 1:
+            return named[0]
+        if named:  # several changes of one commit share a target version
+            return f"{answer!r} names {len(named)} candidates; answer with a change id"
     return f"no candidate {answer!r}; {_RESUME}"
 
 

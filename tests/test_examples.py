@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -34,18 +35,36 @@ def _ops(store: ChronoStore, scope: tuple[str, str]) -> list[tuple[str, str | No
     return [(c.op, c.author) for c in store.log(scope)]
 
 
+def _turn(out: str, said: str) -> str:
+    """The transcript of the turn that begins with `said`, to the next blank line."""
+    return out.split(f"{said}\n", 1)[1].split("\n\n", 1)[0]
+
+
 def test_chat_agent_undoes_the_wrong_memory_only(
     examples: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert examples("chat_agent").main(["--path", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "-> undo_memory(request='undo my move to NYC'" in out
+    undo = _turn(out, "alice: I never moved to NYC, my sister did. Undo that.")
+    assert undo.splitlines() == [
+        "  -> undo_memory(request='undo my move to NYC')",
+        '  <- Memory changed (now v5): changed "NYC" -> "Boston". To reverse it, call '
+        "undo_memory with request 'redo'.",
+        "agent: Sorry about that! You live in Boston again.",  # read from memory
+    ]
     assert "agent: You live in Boston and work as a nurse." in out  # read from memory
-    assert "updated memories/alice/home: Boston -> NYC" in out  # the history tool
+    history = _turn(out, "alice: Where did you think I lived before?")
+    date = r"\d{4}-\d{2}-\d{2}"  # the history tool's lines, with the change ids
+    assert re.search(
+        rf'^ +- \[3\.1\] {date}: changed "Boston" -> "NYC"$', history, re.M
+    )
+    assert re.search(rf'^ +- \[1\.1\] {date}: saved "Boston"$', history, re.M)
     with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
         assert store.get(ALICE, "home").value == {"content": "Boston"}
         assert store.get(ALICE, "job").value == {"content": "nurse"}  # kept: a revert
+        assert store.get(ALICE, "pet").value == {"content": "a cat called Tom"}
         assert _ops(store, ALICE)[0] == ("revert", "undo_memory")
+        assert store.show(ALICE, 5).target == 3  # the wrong save, and only it
         assert store.head(ALICE) == 5
 
 
@@ -54,13 +73,18 @@ def test_multi_user_undo_stays_in_its_users_timeline(
 ) -> None:
     assert examples("multi_user").main(["--path", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "Nothing changed: nothing in this memory's history matches" in out  # carol
+    bob = _turn(out, "bob: Actually I didn't move. Undo my move to Milan.")
+    assert '  <- Memory changed (now v3): changed "Milan" -> "Rome".' in bob
+    carol = _turn(out, "carol: Undo my move to Milan.")
+    (reply,) = [line for line in carol.splitlines() if line.startswith("  <- ")]
+    assert reply.startswith("  <- Nothing changed: ")
+    assert "Milan" not in reply and "Rome" not in reply  # bob's history is not hers
     assert "alice: Where do I live?\nagent: You live in Boston." in out
     assert "bob: Where do I live?\nagent: You live in Rome." in out
     with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
         assert _ops(store, ALICE) == [("put", None), ("put", None)]
         assert _ops(store, BOB) == [
-            ("rollback", "undo_memory"),
+            ("revert", "undo_memory"),
             ("put", None),
             ("put", None),
         ]
@@ -80,6 +104,13 @@ def test_the_readme_demo_undoes_the_move_and_keeps_the_cat(tmp_path: Path) -> No
     )
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
+    assert "user: 'undo the update about my move to New York'" in lines
+    assert any(line.startswith("  decision: act (sure: ") for line in lines)
+    assert (
+        "store: undid change 2.1 (updated memories/alice/home: Boston -> New York): "
+        "reverted as v4: updated memories/alice/home: New York -> Boston. To redo, "
+        "roll back to v3."
+    ) in lines
     assert "agent now says: You live in Boston." in lines
     assert "the cat is still there: {'pet': 'cat named Tom'}" in lines
     assert "redo (rollback to v3): {'city': 'New York'}" in lines
