@@ -24,10 +24,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import chromadb
 import pytest
+from chromadb.config import Settings
 
 from langgraph_chronomem import ChronoStore, commit_context
 from langgraph_chronomem.cli import build_parser, main
+from langgraph_chronomem.cli.errors import exit_code
+from langgraph_chronomem.errors import InvalidRequestError
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs" / "cli.md"
@@ -374,57 +378,147 @@ def test_revert_dry_run_then_revert_keeps_later_changes(cmd, copy: Path) -> None
 
 # -- undo ---------------------------------------------------------------------
 
+BOSTON = {"city": "Boston"}
+NYC = {"city": "New York City"}
+MISO = {"kind": "cat", "name": "Miso"}
+RAMEN = {"likes": "ramen"}
 
-def test_undo_yes_applies(cli, copy: Path) -> None:
+
+def test_undo_yes_reverts_only_that_change(cli, copy: Path) -> None:
     run = cli("undo", NYC_REQUEST, *A, "--yes", path=copy)
     assert run.code == 0, run
-    assert "Rolled back memories/alice to v2 as v5." in run.out
+    assert "Reverted change 3.1 of memories/alice as v5." in run.out
+    assert 'city: "New York City" -> "Boston"' in run.out
     assert "To redo: chronomem rollback 4 --scope memories/alice" in run.out
-    assert _state(copy) == (
-        5,
-        {"home": {"city": "Boston"}, "pet": {"kind": "cat", "name": "Miso"}},
-    )
+    assert _state(copy) == (5, {"home": BOSTON, "pet": MISO, "food": RAMEN})
 
 
 def test_undo_asks_and_no_applies_nothing(cli, copy: Path) -> None:
     before = _state(copy)
     run = cli("undo", NYC_REQUEST, *A, path=copy, stdin="n\n")
     assert run.code == 1, run
-    assert "Candidates" in run.out and "Restores" in run.out
-    assert "Would roll back to v2 (HEAD is v4):" in run.out
+    for header in ("Change", "Matched", "Action", "Acting would", "Similarity"):
+        assert header in run.out
+    first = next(line for line in run.out.splitlines() if line.startswith("│ 1 "))
+    assert "3.1" in first and "revert" in first and "updated home" in first
+    assert "conflict: home changed again in v3" in run.out  # candidate 1.1
+    assert "Would revert change 3.1 (HEAD is v4):" in run.out
     assert 'city: "New York City" -> "Boston"' in run.out
+    assert "- memories/alice/food" not in run.out  # later changes stay
     assert "Apply? [y/N]" in run.err and "nothing changed: declined" in run.err
     assert _state(copy) == before
 
 
-def test_undo_dry_run_only_that_change_as_json(cmd, copy: Path) -> None:
+def test_undo_dry_run_as_json(cmd, copy: Path) -> None:
     before = _state(copy)
-    run = cmd(
-        "--json", "undo", NYC_REQUEST, *A, "--only-that-change", "--dry-run", path=copy
-    )
+    run = cmd("--json", "undo", NYC_REQUEST, *A, "--dry-run", path=copy)
     assert run.code == 0, run
     data = run.json()
-    assert data["planned"] and not data["applied"] and data["mode"] == "revert"
-    assert data["message"].startswith("would revert v3")
-    assert [(c["path"], c["new"]) for c in data["changes"]] == [
-        ("memories/alice/home", {"city": "Boston"})
+    assert data["planned"] and not data["applied"] and data["commit"] is None
+    assert (data["mode"], data["action"], data["target"]) == ("auto", "revert", 3)
+    assert data["chosen"] == 1 and data["candidate"]["id"] == "3.1"
+    assert data["message"].startswith("would revert 3.1: ")
+    assert [(c["path"], c["old"], c["new"]) for c in data["changes"]] == [
+        ("memories/alice/home", NYC, BOSTON)
     ]
-    best = data["resolution"]["candidates"][0]
-    assert (best["target"], best["matched_version"]) == (2, 3)
-    assert data["resolution"]["intent"]["kind"] == "undo"
+    resolution = data["resolution"]
+    assert resolution["decided"] and resolution["intent"]["kind"] == "undo"
+    found = {c["id"]: c for c in resolution["candidates"]}
+    assert list(found) == ["3.1", "1.1", "2.1", "4.1"]
+    assert {c["action"] for c in found.values()} == {"revert"}
+    best = found["3.1"]
+    assert (best["rank"], best["target"], best["matched_version"]) == (1, 2, 3)
+    assert best["scores"]["bm25_rank"] == best["scores"]["dense_rank"] == 1
+    assert [(c["key"], c["old"], c["new"]) for c in best["changes"]] == [
+        ("home", BOSTON, NYC)
+    ]
+    assert [(c["key"], c["new"]) for c in best["diff"]] == [("home", BOSTON)]
+    assert best["conflicts"] == []
+    assert found["1.1"]["conflicts"] == [
+        {
+            "namespace": ["memories", "alice"],
+            "key": "home",
+            "path": "memories/alice/home",
+            "later_versions": [3],
+            "wrote": BOSTON,
+            "now": NYC,
+            "before": None,
+        }
+    ]
     assert _state(copy) == before
 
 
-def test_undo_asks_and_yes_applies(cmd, copy: Path) -> None:
-    run = cmd("undo", NYC_REQUEST, *A, "--only-that-change", path=copy, stdin="y\n")
-    assert run.code == 0, run
-    assert "Reverted v3 of memories/alice as v5." in run.out
-    head, items = _state(copy)
-    assert (
-        head == 5
-        and items["home"] == {"city": "Boston"}
-        and items["food"] == {"likes": "ramen"}
+def test_undo_whole_scope_dry_run_as_json(cmd, copy: Path) -> None:
+    before = _state(copy)
+    run = cmd(
+        "--json", "undo", NYC_REQUEST, *A, "--whole-scope", "--dry-run", path=copy
     )
+    assert run.code == 0, run
+    data = run.json()
+    assert data["planned"] and not data["applied"]
+    assert (data["mode"], data["action"], data["target"]) == ("rollback", "rollback", 2)
+    assert data["message"].startswith("would roll back to v2")
+    assert [(c["path"], c["new"]) for c in data["changes"]] == [
+        ("memories/alice/food", None),
+        ("memories/alice/home", BOSTON),
+    ]
+    best = data["resolution"]["candidates"][0]
+    assert (best["id"], best["action"], best["target"]) == ("3.1", "rollback", 2)
+    assert _state(copy) == before
+
+
+def test_undo_whole_scope_asks_and_yes_applies(cmd, copy: Path) -> None:
+    run = cmd("undo", NYC_REQUEST, *A, "--whole-scope", path=copy, stdin="y\n")
+    assert run.code == 0, run
+    assert "Would roll back to v2 (HEAD is v4):" in run.out
+    assert "Rolled back memories/alice to v2 as v5." in run.out
+    assert _state(copy) == (5, {"home": BOSTON, "pet": MISO})
+
+
+def test_undo_going_back_to_when_rolls_the_whole_scope_back(cmd, copy: Path) -> None:
+    run = cmd("undo", "go back to when I lived in Boston", *A, "--dry-run", path=copy)
+    assert run.code == 0, run
+    assert "Dry run: would roll back to v1 (HEAD is v4); nothing changed." in run.out
+    assert _state(copy)[0] == 4
+
+
+def test_undo_by_change_id_then_redo(cmd, copy: Path) -> None:
+    run = cmd("undo", "v2.1", *A, "--yes", "--author", "ops", path=copy)
+    assert run.code == 0, run
+    assert "Candidates (change 2.1)" in run.out
+    assert "Reverted change 2.1 of memories/alice as v5." in run.out
+    assert _state(copy) == (5, {"home": NYC, "food": RAMEN})
+    with ChronoStore.from_path(copy) as store:
+        made = store.show(ALICE, 5)
+    assert (made.op, made.author, made.reason) == ("revert", "ops", "undo: v2.1")
+
+    run = cmd("undo", "redo", *A, "--yes", path=copy)
+    assert run.code == 0, run
+    assert "Reverted v5 of memories/alice as v6." in run.out
+    assert _state(copy) == (6, {"home": NYC, "pet": MISO, "food": RAMEN})
+
+
+def test_undo_reports_a_conflict_and_applies_nothing(cmd, copy: Path) -> None:
+    before = _state(copy)
+    run = cmd("undo", "1.1", *A, "--yes", path=copy)
+    assert run.code == 1, run
+    assert run.err.startswith(
+        "nothing changed: cannot revert change 1.1: memories/alice/home changed "
+        "again in v3\n"
+    ), run
+    assert "chronomem rollback 0 --scope memories/alice" in run.err
+    run = cmd("--json", "undo", "1.1", *A, "--yes", path=copy)
+    data = run.json()
+    assert run.code == 1 and not data["applied"] and data["commit"] is None
+    assert (data["action"], data["chosen"], data["candidate"]["id"]) == (
+        "revert",
+        1,
+        "1.1",
+    )
+    item = data["conflict"]["items"][0]
+    assert (item["path"], item["later_versions"]) == ("memories/alice/home", [3])
+    assert (item["wrote"], item["now"], item["before"]) == (BOSTON, NYC, None)
+    assert _state(copy) == before
 
 
 @pytest.fixture
@@ -439,27 +533,84 @@ def unsure(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ChronoStore, "resolve", too_close)
 
 
-def test_undo_lets_a_person_choose_when_unsure(cmd, copy: Path, unsure: None) -> None:
-    run = cmd("undo", NYC_REQUEST, *A, path=copy, stdin="2\ny\n")
+@pytest.mark.parametrize("answer", ["4", "4.1", "v4.1"])
+def test_undo_lets_a_person_choose_when_unsure(
+    cmd, copy: Path, unsure: None, answer: str
+) -> None:
+    run = cmd("undo", NYC_REQUEST, *A, path=copy, stdin=f"{answer}\ny\n")
     assert run.code == 0, run
-    assert "Which one do you mean? [1-4, Enter for none]" in run.err
-    assert "Rolled back memories/alice to v0 as v5." in run.out  # candidate 2
+    assert "Which one do you mean? [1-4 or a change id, Enter for none]" in run.err
+    assert "Would revert change 4.1 (HEAD is v4):" in run.out
+    assert "Reverted change 4.1 of memories/alice as v5." in run.out
+    assert _state(copy) == (5, {"home": NYC, "pet": MISO})
+
+
+def test_undo_person_chooses_whole_scope_as_json(cmd, copy: Path, unsure) -> None:
+    run = cmd(
+        "--json", "undo", NYC_REQUEST, *A, "--whole-scope", path=copy, stdin="2\ny\n"
+    )
+    assert run.code == 0, run
+    assert "Which one do you mean?" in run.err and "Apply? [y/N]" in run.err
+    data = run.json()
+    assert data["applied"] and data["chosen"] == 2
+    assert (data["candidate"]["id"], data["candidate"]["target"]) == ("1.1", 0)
+    assert data["commit"]["op"] == "rollback" and data["redo"] == 4
     assert _state(copy) == (5, {})
 
 
 def test_undo_never_guesses(cmd, copy: Path, unsure: None) -> None:
-    for args, stdin in ((["--yes"], ""), ([], "\n")):
+    for args, stdin in ((["--yes"], ""), ([], "\n"), (["--dry-run"], "")):
         run = cmd("undo", NYC_REQUEST, *A, *args, path=copy, stdin=stdin)
         assert run.code == 1, run
-        assert "nothing changed" in run.err
-    assert "chronomem rollback RESTORES --scope memories/alice" in run.err
+        assert run.err.splitlines()[-2] == (
+            "nothing changed: not sure which change you mean (too close to call)"
+        ), run
+        assert run.err.splitlines()[-1] == (
+            "hint: name the one you mean by its change id: chronomem undo ID "
+            "--scope memories/alice"
+        ), run
     assert _state(copy)[0] == 4
 
 
-def test_undo_with_nothing_to_match_applies_nothing(cmd, copy: Path) -> None:
-    run = cmd("undo", "redo", *A, "--yes", path=copy)
+@pytest.mark.parametrize(
+    ("args", "stdin", "words"),
+    [
+        (["undo", "   ", *A], "", "an undo request is a non-empty string"),
+        (["undo", NYC_REQUEST, *A], "9\n", "there is no candidate '9'"),
+        (["undo", NYC_REQUEST, *A], "7.1\n", "one of the change ids 3.1, 1.1,"),
+    ],
+)
+def test_undo_bad_request_or_choice_is_an_error(
+    cmd, copy: Path, unsure: None, args: list[str], stdin: str, words: str
+) -> None:
+    run = cmd(*args, path=copy, stdin=stdin)
+    assert run.code == exit_code(InvalidRequestError("")) != 0, run
+    assert run.err.splitlines()[-1].startswith("error: "), run
+    assert words in run.err, run
+    run = cmd("--json", *args, path=copy, stdin=stdin)
+    assert run.code == exit_code(InvalidRequestError("")), run
+    error = json.loads(run.err.splitlines()[-1])["error"]
+    assert error["type"] == "InvalidRequestError" and words in error["message"]
+    assert run.out == "" and _state(copy)[0] == 4
+
+
+@pytest.mark.parametrize(
+    ("request_", "words"),
+    [
+        ("redo", "nothing changed: there is no rollback or revert to redo"),
+        ("thanks!", "nothing changed: the request names no change to undo"),
+        (
+            "undo the change about my salary",
+            "nothing changed: nothing in this memory's history matches 'my salary'",
+        ),
+    ],
+)
+def test_undo_with_nothing_to_match_applies_nothing(
+    cmd, copy: Path, request_: str, words: str
+) -> None:
+    run = cmd("undo", request_, *A, "--yes", path=copy)
     assert run.code == 1, run
-    assert run.err.startswith("nothing changed: there is no rollback"), run
+    assert run.err.startswith(words), run
     assert _state(copy)[0] == 4
 
 
@@ -467,24 +618,33 @@ def test_undo_with_nothing_to_match_applies_nothing(cmd, copy: Path) -> None:
 
 
 def test_reindex_then_stats(cli, copy: Path) -> None:
+    with ChronoStore.from_path(copy) as store:
+        store.delete(ALICE, "pet")  # v5: an item change with no value
     run = cli("reindex", path=copy)
     assert run.code == 0, run
-    assert re.search(r"Reindexed 5 commits in \d+\.\d s\.", run.out), run
+    assert re.search(r"Reindexed 6 commits in \d+\.\d s\.", run.out), run
 
     run = cli("stats", "--json", path=copy)
     assert run.code == 0, run
     data = run.json()
     assert data["scope_depth"] == 2
     assert data["totals"] == {
-        "scopes": 2, "commits": 5, "items": 4, "item_versions": 5, "last_seq": 5,
+        "scopes": 2, "commits": 6, "items": 3, "item_versions": 6, "last_seq": 6,
     }  # fmt: skip
     assert {s["scope"][1]: (s["head"], s["items"]) for s in data["scopes"]} == {
-        "alice": (4, 3),
+        "alice": (5, 2),
         "bob": (1, 1),
     }
+    # Both indexes mark the last commit they read; no item vectors without an
+    # `index` config.
     marks = {p["name"]: (p["seq"], p["behind"]) for p in data["projections"]}
-    assert marks["full-text"] == (5, 0) and marks["chronomem-descriptors"] == (5, 0)
+    assert marks == {"full-text": (6, 0), "chronomem-changes": (6, 0)}
     assert data["files"]["database"] > 0 and data["files"]["chroma"] > 0
+    # One change vector per item change with a value: the delete has none.
+    client = chromadb.PersistentClient(
+        path=str(copy / "chroma"), settings=Settings(anonymized_telemetry=False)
+    )
+    assert client.get_collection("chronomem-changes").count() == 5
 
 
 def test_stats_for_one_scope(cmd, demo: Path) -> None:

@@ -26,6 +26,7 @@ from langgraph_chronomem.errors import (
     ChronomemError,
     ConfigError,
     InvalidFilterError,
+    InvalidRequestError,
     InvalidValueError,
     ScopeError,
     VersionError,
@@ -73,6 +74,7 @@ _USAGE_ERRORS = (
     ConfigError,
     InvalidValueError,
     InvalidFilterError,
+    InvalidRequestError,
 )
 
 

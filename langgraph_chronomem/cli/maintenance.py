@@ -45,8 +45,8 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         "reindex",
         parents=[common],
         help="rebuild the full-text index and the Chroma collections from the log",
-        description="Rebuild every derived index (the full-text index of commit "
-        "descriptors, the Chroma collections) from the log, the source of truth. "
+        description="Rebuild every derived index (the full-text index of item "
+        "changes, the Chroma collections) from the log, the source of truth. "
         "Loads the embedding model.",
     )
     reindex.set_defaults(run=run_reindex)
@@ -73,7 +73,7 @@ def run_reindex(ctx: Context) -> int:
             console=ctx.err,
             transient=True,
         ) as progress:
-            task = progress.add_task("embedding commits", total=None)
+            task = progress.add_task("embedding changes", total=None)
             count = store.reindex(
                 lambda done, total: progress.update(task, completed=done, total=total)
             )

@@ -53,8 +53,9 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="undo one commit's changes, keeping later ones",
         description="Undo one commit's changes as a new commit, keeping every later, "
-        "unrelated change. If a later commit changed the same item, nothing is "
-        "applied and the conflict is reported (exit 1).",
+        "unrelated change. If an item no longer holds what that commit wrote (a "
+        "later commit changed it to something else), nothing is applied and the "
+        "conflict is reported (exit 1).",
     )
     add_scope_option(revert)
     revert.add_argument("version", metavar="VERSION", help="the commit to undo")

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from langgraph_chronomem.engine.types import (
         Change,
         Commit,
+        Conflict,
         ItemVersion,
         RevertConflict,
     )
@@ -86,41 +87,61 @@ def item_version(v: ItemVersion) -> dict[str, Any]:
     }
 
 
+def _conflict_item(x: Conflict) -> dict[str, Any]:
+    return {
+        "namespace": list(x.namespace),
+        "key": x.key,
+        "path": x.path,
+        "later_versions": list(x.later_versions),
+        "wrote": x.wrote,
+        "now": x.now,
+        "before": x.before,
+    }
+
+
 def conflict(c: RevertConflict | None) -> dict[str, Any] | None:
     """Why a revert applied nothing: `{version, message, items}`; each item names
-    its `path` and the `later_versions` that changed it."""
+    its `path`, the `later_versions` that changed it, what the reverted commit
+    `wrote`, what it holds `now` and what a revert would restore (`before`)."""
     if c is None:
         return None
     return {
         "version": c.version,
         "message": str(c),
-        "items": [
-            {
-                "namespace": list(x.namespace),
-                "key": x.key,
-                "path": "/".join((*x.namespace, x.key)),
-                "later_versions": list(x.later_versions),
-            }
-            for x in c.conflicts
-        ],
+        "items": [_conflict_item(x) for x in c.conflicts],
     }
 
 
 def candidate(rank: int, c: Candidate) -> dict[str, Any]:
-    """A version an undo may mean, with the score each search stage gave it."""
+    """An item change an undo may mean, what acting on it would do, and the score
+    each search stage gave it.
+
+    `id` is the change id (`"3.1"`: v3's first item change; `"3"`: all of v3),
+    `action` is `revert` (only `changes`' items go back) or `rollback` (the
+    whole scope goes back to `target`), `diff` what acting would change at HEAD
+    and `conflicts` the items a revert would overwrite.
+    """
+    commit = c.commit
     return {
         "rank": rank,
+        "id": c.id,
+        "action": c.action,
         "target": c.target,
-        "matched_version": c.commit.version,
-        "matched_at": iso(c.commit.created_at),
+        "matched_version": commit.version,
+        "matched_at": iso(commit.created_at),
+        "author": commit.author,
         "summary": c.summary,
+        "changes": changes(c.changes),
         "scores": {
             "bm25_rank": c.scores.bm25_rank,
             "dense_rank": c.scores.dense_rank,
+            "dense_score": c.scores.dense_score,
             "rrf": c.scores.rrf,
             "rerank": c.scores.rerank,
+            "coverage": c.scores.coverage,
         },
         "diff": changes(c.diff),
+        "conflicts": [_conflict_item(x) for x in c.conflicts],
     }
 
 

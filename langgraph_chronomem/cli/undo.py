@@ -1,15 +1,23 @@
 """`undo "request"`: find the change a sentence means, show it, ask, then apply.
 
     chronomem undo "undo the update about my move to NYC" --scope memories/alice
+    chronomem undo 3.1 --scope memories/alice --yes
 
-`ChronoStore.resolve` ranks the versions the request may mean (BM25 and dense
-search over commit descriptors, fused and reranked); the command prints them,
-rehearses the undo (`ChronoStore.apply(..., dry_run=True)`), prints its changes
-and asks. On "y", `ChronoStore.apply` applies that same resolution, and applies
-nothing if HEAD moved meanwhile. When the two best matches are too close to
-call, the command asks which one is meant. `--yes` applies a clear match
-without asking (never a guess); `--only-that-change` reverts the matched commit
-instead of rolling the whole scope back; `--dry-run` stops after the preview.
+`ChronoStore.resolve` ranks the item changes the request may mean (BM25 and
+dense search over each change's values, fused and reranked), each with its
+change id (`3.1`: the first item change of v3), its action and what acting on
+it would change at HEAD. The command prints them, rehearses the undo
+(`ChronoStore.apply(..., dry_run=True)`), prints its changes and asks. On "y",
+`ChronoStore.apply` applies that same resolution, and applies nothing if HEAD
+moved meanwhile.
+
+By default an undo is surgical: a request that names a change ("forget X")
+reverts only the items that change touched, and keeps every later change;
+"go back to when X" requests move the whole scope. `--whole-scope` rolls the
+whole scope back to before the matched change. When the resolver is not sure,
+it decides nothing: the command asks which candidate is meant (by its `#` or
+its change id). `--yes` applies without asking, only what the resolver decided
+(never a guess); `--dry-run` stops after the preview.
 """
 
 from __future__ import annotations
@@ -32,12 +40,18 @@ from langgraph_chronomem.cli._app import (
     scope_text,
 )
 from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK
+from langgraph_chronomem.engine.describe import describe_change
+from langgraph_chronomem.errors import InvalidRequestError
 
 if TYPE_CHECKING:
-    from langgraph_chronomem.search.resolve import Resolution
-    from langgraph_chronomem.undo import UndoMode, UndoResult
+    from langgraph_chronomem.engine.types import Change, Conflict
+    from langgraph_chronomem.search.resolve import Candidate, Mode, Resolution
+    from langgraph_chronomem.undo import UndoResult
 
 __all__ = ["register"]
+
+_LISTED = 3
+"""How many of a candidate's changes the table lists before "and N more"."""
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -46,22 +60,30 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="undo a change described in words, after showing what would change",
         description='Find the change REQUEST describes ("undo the update about my move '
-        'to NYC", "go back to when I lived in Boston", "redo"), show the candidates '
-        "and the changes, and ask before applying. By default the whole scope is "
-        "rolled back to before that change, as a new commit.",
+        'to NYC", "go back to when I lived in Boston", "redo") or names by its id '
+        '("3.1"), show the candidates and what acting on each would change, and ask '
+        "before applying. By default only the matched change is undone (its items "
+        'go back to their value before it); "go back to when/before ..." requests, '
+        "and --whole-scope, roll the whole scope back instead. Either way the undo "
+        "is a new commit.",
     )
     add_scope_option(undo)
-    undo.add_argument("request", metavar="REQUEST", help="what to undo, in words")
+    undo.add_argument(
+        "request",
+        metavar="REQUEST",
+        help='what to undo, in words, or a change id from the table ("3.1")',
+    )
     undo.add_argument(
         "-y",
         "--yes",
         action="store_true",
-        help="apply without asking (never guesses between close matches)",
+        help="apply without asking, only when the match is clear (never a guess)",
     )
     undo.add_argument(
-        "--only-that-change",
+        "--whole-scope",
         action="store_true",
-        help="revert only the matched commit, keeping later changes (revert mode)",
+        help="roll the whole scope back to before the matched change, later "
+        "changes included (rollback mode)",
     )
     undo.add_argument(
         "--dry-run",
@@ -72,28 +94,76 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     undo.set_defaults(run=run_undo)
 
 
-def _candidates(resolution: Resolution) -> Table:
+# -- what a person reads --------------------------------------------------------
+
+
+def _action(c: Candidate) -> str:
+    """`revert` (only the matched items) or `roll back to v2` (the whole scope)."""
+    return "revert" if c.action == "revert" else f"roll back to v{c.target}"
+
+
+def _conflict_text(conflicts: Sequence[Conflict], scope: Sequence[str] = ()) -> str:
+    """`home changed again in v3`: each item by its path inside `scope`."""
+    return "; ".join(
+        "/".join((*c.namespace[len(scope) :], c.key))
+        + f" changed again in {', '.join(f'v{v}' for v in c.later_versions)}"
+        for c in conflicts
+    )
+
+
+def _short(changes: Sequence[Change], scope: Sequence[str]) -> list[str]:
+    """Changes in words, each item named by its path inside `scope`."""
+    return [
+        describe_change(replace(c, namespace=c.namespace[len(scope) :]))
+        for c in changes
+    ]
+
+
+def _effect(c: Candidate, scope: Sequence[str]) -> Text:
+    """What acting on `c` would change at HEAD, a line per item, conflicts in red."""
+    lines = _short(c.diff[:_LISTED], scope)
+    if len(c.diff) > _LISTED:
+        lines.append(f"and {len(c.diff) - _LISTED} more")
+    text = Text("\n".join(lines) if lines else "nothing")
+    if c.conflicts:
+        text.append(f"\nconflict: {_conflict_text(c.conflicts, scope)}", style="red")
+    return text
+
+
+def _candidates(resolution: Resolution, scope: Sequence[str]) -> Table:
+    """One row per candidate; items are named by their path inside `scope`."""
     title = f"Candidates ({resolution.reason})" if resolution.reason else "Candidates"
     table = Table(title=title, title_justify="left")
     table.add_column("#", justify="right")
-    table.add_column("Restores", justify="right", no_wrap=True)
-    table.add_column("Matched", justify="right", no_wrap=True)
-    table.add_column("Summary", overflow="fold")
-    table.add_column("Score", justify="right", no_wrap=True)
+    table.add_column("Change", justify="right", no_wrap=True)
+    table.add_column("Matched", overflow="fold")
+    table.add_column("Action", no_wrap=True)
+    table.add_column("Acting would", overflow="fold")
+    table.add_column("Similarity", justify="right", no_wrap=True)
     for rank, c in enumerate(resolution.candidates, start=1):
-        score = next(  # the score the resolver decided on
-            s
-            for s in (c.scores.rerank, c.scores.dense_score, c.scores.rrf)
-            if s is not None
-        )
+        similarity = c.scores.dense_score  # what the rule to act alone compares
         table.add_row(
             str(rank),
-            f"v{c.target}",
-            f"v{c.commit.version}",
-            Text(c.summary),
-            f"{score:.3f}" if score else "",
+            Text(c.id),
+            Text("; ".join(_short(c.changes, scope))),
+            Text(_action(c)),
+            _effect(c, scope),
+            "" if similarity is None else f"{similarity:.3f}",
         )
     return table
+
+
+def _what(c: Candidate) -> str:
+    """`change 3.1` for one item change, `v4` for a whole commit."""
+    return f"change {c.id}" if "." in c.id else f"v{c.id}"
+
+
+def _plan(preview: UndoResult) -> str:
+    """The plan in a few words: `would revert change 3.1`, `would roll back to v2`."""
+    assert preview.candidate is not None
+    if preview.action == "revert":
+        return f"would revert {_what(preview.candidate)}"
+    return f"would roll back to v{preview.target}"
 
 
 def _is_plan(preview: UndoResult) -> bool:
@@ -101,40 +171,13 @@ def _is_plan(preview: UndoResult) -> bool:
     return preview.action is not None and preview.conflict is None
 
 
-def _json(
-    result: UndoResult,
-    scope: Sequence[str],
-    mode: str,
-    *,
-    dry_run: bool,
-    planned: bool,
-    chosen: int | None,
-) -> dict[str, Any]:
-    return {
-        "request": result.resolution.request,
-        "scope": list(scope),
-        "mode": mode,
-        "dry_run": dry_run,
-        "applied": result.applied,
-        "planned": planned,
-        "chosen": chosen,
-        "message": result.message,
-        "head": result.resolution.head,
-        "commit": None if result.commit is None else shapes.commit(result.commit),
-        "changes": shapes.changes(result.changes),
-        "conflict": shapes.conflict(result.conflict),
-        "redo": result.redo,
-        "resolution": shapes.resolution(result.resolution),
-    }
-
-
 def _applied(ctx: Context, result: UndoResult, scope: Sequence[str]) -> None:
-    assert result.commit is not None
+    assert result.commit is not None and result.candidate is not None
     commit, where = result.commit, scope_text(scope)
     what = (
         f"Rolled back {where} to v{commit.target}"
         if commit.op == "rollback"
-        else f"Reverted v{commit.target} of {where}"
+        else f"Reverted {_what(result.candidate)} of {where}"
     )
     ctx.out.print(Text(f"{what} as v{commit.version}.", style="bold"))
     render.changes(ctx.out, result.changes)
@@ -143,82 +186,145 @@ def _applied(ctx: Context, result: UndoResult, scope: Sequence[str]) -> None:
 
 
 def _refused(ctx: Context, result: UndoResult, scope: Sequence[str]) -> None:
-    ctx.err.print(Text(f"nothing changed: {result.message}"))
-    resolution = result.resolution
-    if resolution.candidates and not resolution.decided:
-        option = scope_option(scope)
+    option = scope_option(scope)
+    resolution, conflict = result.resolution, result.conflict
+    if conflict is not None and result.candidate is not None:
         ctx.err.print(
             Text(
-                "hint: apply the one you mean yourself: chronomem rollback RESTORES "
-                f"{option} (the whole scope) or chronomem revert MATCHED {option} "
-                "(only that change)"
+                f"nothing changed: cannot revert {_what(result.candidate)}: "
+                f"{_conflict_text(conflict.conflicts)}"
             )
         )
-
-
-def _plan(preview: UndoResult) -> str:
-    """The plan in a few words: `would roll back to v2`."""
-    verb = "revert" if preview.action == "revert" else "roll back to"
-    return f"would {verb} v{preview.target}"
+        ctx.err.print(
+            Text(
+                "hint: keep it as it is, or roll the whole scope back to before it: "
+                f"chronomem rollback {conflict.version - 1} {option}".rstrip()
+            )
+        )
+        return
+    if resolution.candidates and result.candidate is None:  # none decided or chosen
+        ctx.err.print(
+            Text(
+                f"nothing changed: not sure which change you mean ({resolution.reason})"
+            )
+        )
+        if all(c.action == "revert" for c in resolution.candidates):
+            hint = f"name the one you mean by its change id: chronomem undo ID {option}"
+        else:
+            hint = (
+                "roll back to the one you mean yourself: chronomem rollback VERSION "
+                f"{option} (the version in its Action)"
+            )
+        ctx.err.print(Text("hint: " + " ".join(hint.split())))
+        return
+    ctx.err.print(Text(f"nothing changed: {result.message}"))
 
 
 def _choose(ctx: Context, resolution: Resolution) -> int | None:
-    """Which candidate a person means when the resolver could not tell (0-based)."""
-    count = len(resolution.candidates)
-    answer = ctx.confirm(f"Which one do you mean? [1-{count}, Enter for none]")
-    return int(answer) - 1 if answer.isdigit() and 1 <= int(answer) <= count else None
+    """Which candidate a person means when the resolver could not tell (0-based).
+
+    The answer is a row's `#` or a change id (`3.1`, `v3.1`); Enter means none.
+
+    Raises:
+        InvalidRequestError: If the answer names no candidate.
+    """
+    candidates = resolution.candidates
+    count = len(candidates)
+    answer = ctx.confirm(
+        f"Which one do you mean? [1-{count} or a change id, Enter for none]"
+    )
+    if not answer or answer in ("n", "no", "none", "cancel"):
+        return None
+    if answer.isdigit() and 1 <= int(answer) <= count:
+        return int(answer) - 1
+    ids = [c.id for c in candidates]
+    named = answer.removeprefix("change").strip().removeprefix("v")
+    if named in ids:
+        return ids.index(named)
+    raise InvalidRequestError(
+        f"there is no candidate {answer!r}: answer 1..{count} or one of the "
+        f"change ids {', '.join(ids)}"
+    )
+
+
+# -- what a script reads --------------------------------------------------------
+
+
+def _json(
+    result: UndoResult,
+    scope: Sequence[str],
+    mode: Mode,
+    *,
+    dry_run: bool,
+    planned: bool,
+) -> dict[str, Any]:
+    resolution, acted = result.resolution, result.candidate
+    rank = None if acted is None else resolution.candidates.index(acted) + 1
+    return {
+        "request": resolution.request,
+        "scope": list(scope),
+        "mode": mode,
+        "dry_run": dry_run,
+        "applied": result.applied,
+        "planned": planned,
+        "chosen": rank,
+        "action": result.action,
+        "target": result.target,
+        "candidate": None if acted is None else shapes.candidate(rank or 1, acted),
+        "message": result.message,
+        "head": resolution.head,
+        "commit": None if result.commit is None else shapes.commit(result.commit),
+        "changes": shapes.changes(result.changes),
+        "conflict": shapes.conflict(result.conflict),
+        "redo": result.redo,
+        "resolution": shapes.resolution(resolution),
+    }
+
+
+# -- the command ----------------------------------------------------------------
 
 
 def run_undo(ctx: Context) -> int:
     args = ctx.args
-    mode: UndoMode = "revert" if args.only_that_change else "rollback"
+    mode: Mode = "rollback" if args.whole_scope else "auto"
     screen = ctx.err if ctx.json else ctx.out  # what a person reads before answering
     asking = not args.yes and not args.dry_run
     choice: int | None = None
     with open_store(args) as store:
         scope = ctx.scope(store)
-        resolution = store.resolve(scope, args.request)
+        resolution = store.resolve(scope, args.request, mode=mode)
         if resolution.candidates and not (ctx.json and not asking):
-            screen.print(_candidates(resolution))
+            screen.print(_candidates(resolution, scope))
         if resolution.candidates and not resolution.decided and asking:
             choice = _choose(ctx, resolution)
         if args.yes and not args.dry_run:
-            result = store.apply(scope, resolution, mode=mode, author=args.author)
-        elif not resolution.decided and choice is None:
-            result = store.apply(scope, resolution, mode=mode, dry_run=True)
+            result = store.apply(scope, resolution, author=args.author)
         else:
-            result = store.apply(
-                scope, resolution, choice=choice, mode=mode, dry_run=True
-            )
+            result = store.apply(scope, resolution, choice=choice, dry_run=True)
             if asking and _is_plan(result):
-                head = resolution.head
                 screen.print(
                     Text(
-                        f"{_plan(result).capitalize()} (HEAD is v{head}):", style="bold"
+                        f"{_plan(result).capitalize()} (HEAD is v{resolution.head}):",
+                        style="bold",
                     )
                 )
                 render.changes(screen, result.changes)
                 if ctx.confirm("Apply? [y/N]") in ("y", "yes"):
                     result = store.apply(
-                        scope, resolution, choice=choice, mode=mode, author=args.author
+                        scope, resolution, choice=choice, author=args.author
                     )
                 else:
                     result = replace(result, message="declined", changes=())
     planned = args.dry_run and _is_plan(result)
-    rank = None if not result.applied and not planned else (choice or 0) + 1
     if ctx.json:
-        ctx.emit(
-            _json(
-                result, scope, mode, dry_run=args.dry_run, planned=planned, chosen=rank
-            )
-        )
+        ctx.emit(_json(result, scope, mode, dry_run=args.dry_run, planned=planned))
     elif result.applied:
         _applied(ctx, result, scope)
     elif planned:
-        head = resolution.head
         ctx.out.print(
             Text(
-                f"Dry run: {_plan(result)} (HEAD is v{head}); nothing changed.",
+                f"Dry run: {_plan(result)} (HEAD is v{resolution.head}); "
+                "nothing changed.",
                 style="bold",
             )
         )
