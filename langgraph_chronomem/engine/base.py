@@ -524,7 +524,9 @@ class LogTransaction:
             self.sql.REVERT_PLAN, (scope_text(scope), version)
         ).fetchall()
         if not plan:
-            raise VersionError(f"v{version} changed nothing; there is nothing to revert")
+            raise VersionError(
+                f"v{version} changed nothing; there is nothing to revert"
+            )
         if items is not None:
             wanted = {(namespace_text(ns), key) for ns, key in items}
             missing = wanted - {(ns, key) for ns, key, *_ in plan}
@@ -632,7 +634,10 @@ class LogTransaction:
             since=None if since is None else encode_time(since),
             until=None if until is None else encode_time(until),
         )
-        return [tuple(row) for row in self.cur.execute(*statement)]  # type: ignore[misc]
+        return [
+            (row_id, version, score)
+            for row_id, version, score in self.cur.execute(*statement)
+        ]
 
     # -- history --------------------------------------------------------------
 
@@ -755,10 +760,12 @@ class LogTransaction:
         else:
             rows = self.cur.execute(self.sql.CHANGE_ROWS_BETWEEN, (after, upto))
         found = []
-        for row_id, sc, version, created, ns, key, new, old, author, reason in rows:
+        for row_id, sc, version, created, ns, key, new, old, author, reason, op in rows:
             change = Change(
                 namespace_from_text(ns), key, decode_value(old), decode_value(new)
             )
+            if op in ("rollback", "revert"):  # its reason is the request that made
+                reason = None  # it: left out, so the same words find the change
             text = change_text(change, self.scope_depth, author=author, reason=reason)
             found.append(
                 ChangeRow(

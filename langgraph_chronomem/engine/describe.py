@@ -166,10 +166,10 @@ def change_text(
 ) -> ChangeText:
     """Split a change into what it introduced and what it replaced.
 
-        >>> t = change_text(Change(("memories", "alice"), "home",
-        ...                        {"city": "Boston"}, {"city": "New York City"}), 2)
-        >>> t.added, t.new, t.old, t.context
-        ('New York City', 'New York City', 'Boston', 'home')
+    >>> t = change_text(Change(("memories", "alice"), "home",
+    ...                        {"city": "Boston"}, {"city": "New York City"}), 2)
+    >>> t.added, t.new, t.old, t.context
+    ('New York City', 'New York City', 'Boston', 'home')
     """
     new, old = full_text(change.new), full_text(change.old)
     added = ""

@@ -179,17 +179,17 @@ class Dialect:
         "WHERE i.scope = ? AND i.version BETWEEN ? AND ? ORDER BY i.version, i.id"
     )
     # Every item change of the commits with seq in (after, upto]: the row, the
-    # value it replaced, and the commit's author and reason.
+    # value it replaced, and the commit's author, reason and op.
     CHANGE_ROWS_BETWEEN = (
         "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
-        "p.value, c.author, c.reason FROM commits AS c JOIN items AS i "
+        "p.value, c.author, c.reason, c.op FROM commits AS c JOIN items AS i "
         "ON i.scope = c.scope AND i.version = c.version "
         "LEFT JOIN items AS p ON p.id = i.prev_id "
         "WHERE c.seq > ? AND c.seq <= ? ORDER BY i.id"
     )
     SCOPE_CHANGE_ROWS = (
         "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
-        "p.value, c.author, c.reason FROM commits AS c JOIN items AS i "
+        "p.value, c.author, c.reason, c.op FROM commits AS c JOIN items AS i "
         "ON i.scope = c.scope AND i.version = c.version "
         "LEFT JOIN items AS p ON p.id = i.prev_id WHERE c.scope = ? ORDER BY i.id"
     )

@@ -90,6 +90,10 @@ class ResolverConfig:
             the next candidate's must reach this. Chosen on the agent-memory
             tuning split for precision >= 0.95 (docs/benchmarks.md).
         act_lead: See `act_score`.
+        act_score_rollback: `act_score` for a candidate that rolls the whole
+            scope back: a wrong one costs every change since, not one item.
+        margin: Whatever the similarity, a best candidate that leads the next
+            by less than this is a tie, offered and never acted on.
     """
 
     rrf_k: int = 60
@@ -105,6 +109,8 @@ class ResolverConfig:
     act_similarity: float = 0.35
     act_score: float = 0.75
     act_lead: float = 2.0
+    act_score_rollback: float = 0.9
+    margin: float = 0.02
 
     def __post_init__(self) -> None:
         unknown = self.retrievers - {"bm25", "dense"}
@@ -378,11 +384,13 @@ class Resolver:
         index = self.vectors()
         query = _unit(index.embeddings.embed_query(intent.topic))
         index.catch_up(self.engine, items=False)
-        hits = index.query_changes(scope, query, n=self.config.depth)
+        hits = index.query_changes(scope, query.tolist(), n=self.config.depth)
         rows = [hit.row_id for hit in hits]
         if side == "old" and rows:  # a state matched: the change that replaced it
             with self.engine.transaction(write=False) as tx:
-                following = {prev: row for row, _, prev in tx.row_links(rows, following=True)}
+                following = {
+                    prev: row for row, _, prev in tx.row_links(rows, following=True)
+                }
             rows = [following[r] for r in rows if r in following]
         return query, rows
 
@@ -407,8 +415,13 @@ class Resolver:
         pool = list(dict.fromkeys([*words, *windowed, *similar]))
         links = {row: (version, prev) for row, version, prev in tx.row_links(pool)}
         dense_scores = self._contrast(query, side, links) if query is not None else {}
-        if not words and not windowed and (
-            not dense_scores or max(dense_scores.values()) < self.config.min_similarity
+        if (
+            not words
+            and not windowed
+            and (
+                not dense_scores
+                or max(dense_scores.values()) < self.config.min_similarity
+            )
         ):
             return []
         dense = sorted(dense_scores, key=lambda r: -dense_scores[r])
@@ -446,7 +459,11 @@ class Resolver:
         if not self.config.adaptive or not words:
             return [lexical, dense]
         text = tx.indexed_text(words[0])
-        held = coverage(intent.topic, " ".join(text if side == "new" else text[1:])) if text else 0.0
+        held = (
+            coverage(intent.topic, " ".join(text if side == "new" else text[1:]))
+            if text
+            else 0.0
+        )
         return [lexical, max(dense, lexical * (1.0 - held))]
 
     def _contrast(
@@ -467,7 +484,9 @@ class Resolver:
             named, other = (new, old) if side == "new" else (old, new)
             if named is None:
                 continue
-            scores[row] = named - self.config.contrast * max(0.0, (other or 0.0) - named)
+            scores[row] = named - self.config.contrast * max(
+                0.0, (other or 0.0) - named
+            )
         return scores
 
     # -- deciding --------------------------------------------------------------
@@ -498,14 +517,25 @@ class Resolver:
                 continue
             side = _PLAN[kind][0]
             text = change_text(change, tx.scope_depth)
-            words = f"{text.new} {text.context}" if side == "new" else f"{text.old} {text.context}"
+            words = (
+                f"{text.new} {text.context}"
+                if side == "new"
+                else f"{text.old} {text.context}"
+            )
             scores = replace(pick.scores, coverage=coverage(base.intent.topic, words))
             position = commit.changes.index(change) + 1
             candidates.append(
                 self._candidate(
-                    tx, scope, base.head, f"{commit.version}.{position}", commit,
-                    (change,), target, action, scores,
-                )  # fmt: skip
+                    tx,
+                    scope,
+                    base.head,
+                    f"{commit.version}.{position}",
+                    commit,
+                    (change,),
+                    target,
+                    action,
+                    scores,
+                )
             )
         candidates = self._rerank(base.intent.topic, candidates)[:k]
         if not candidates:
@@ -526,18 +556,34 @@ class Resolver:
         similarity = first.dense_score or 0.0
         lead = similarity - ((second.dense_score or 0.0) if second else 0.0)
         score = similarity + config.act_lead * lead
+        needed = (
+            config.act_score_rollback
+            if candidates[0].action == "rollback"
+            else config.act_score
+        )
         checks = [
-            (first.bm25_rank == 1, "the word search ranks another change first"),
+            (
+                first.bm25_rank == 1,
+                "the word search finds no word of the request in it"
+                if first.bm25_rank is None
+                else "the word search ranks another change first",
+            ),
             (first.dense_rank == 1, "the meaning search ranks another change first"),
             (
                 similarity >= config.act_similarity,
-                f"the best match is only {similarity:.2f} similar "
-                f"({config.act_similarity} to act)",
+                f"the best match is only {similarity:.2f} similar, "
+                f"{config.act_similarity} to act",
             ),
             (
-                score >= config.act_score,
-                f"the best match does not lead clearly (similarity {similarity:.2f}, "
-                f"lead {lead:.2f}: {score:.2f} < {config.act_score})",
+                lead >= config.margin,
+                f"the two best matches are too close to call: {lead:.3f} apart, "
+                f"{config.margin} to act",
+            ),
+            (
+                score >= needed,
+                f"the best match does not lead clearly: similarity {similarity:.2f} "
+                f"+ {config.act_lead:g} x lead {lead:.2f} = {score:.2f}, {needed} "
+                "to act",
             ),
         ]
         failed = [why for ok, why in checks if not ok]
@@ -591,7 +637,8 @@ class Resolver:
         results = ranker.rerank(RerankRequest(query=topic, passages=passages))
         reranked = [
             replace(
-                top[r["id"]], scores=replace(top[r["id"]].scores, rerank=float(r["score"]))
+                top[r["id"]],
+                scores=replace(top[r["id"]].scores, rerank=float(r["score"])),
             )
             for r in results
         ]
@@ -708,9 +755,13 @@ def _revert_effect(
             ]
             conflicts.append(
                 Conflict(
-                    change.namespace, change.key, tuple(sorted(later)), change.new,
-                    value, change.old,
-                )  # fmt: skip
+                    change.namespace,
+                    change.key,
+                    tuple(sorted(later)),
+                    change.new,
+                    value,
+                    change.old,
+                )
             )
         diff.append(Change(change.namespace, change.key, value, change.old))
     return tuple(diff), tuple(conflicts)
