@@ -380,8 +380,9 @@ class ChronoStore(BaseStore):
             >>> store.put(("alice",), "city", {"city": "Boston"})
             >>> store.put(("alice",), "city", {"city": "Paris"})
             >>> store.put(("alice",), "city", {"city": "Rome"})
-            >>> print(store.revert(("alice",), 2))
-            cannot revert v2: alice/city (changed again in v3); keep it as it is, revert anyway with force=True, or roll back to v1
+            >>> print(store.revert(("alice",), 2))  # doctest: +NORMALIZE_WHITESPACE
+            cannot revert v2: alice/city (changed again in v3); keep it as it is,
+            revert anyway with force=True, or roll back to v1
             >>> store.revert(("alice",), 3).summary
             'reverted v3: updated alice/city: Rome -> Paris'
             >>> store.close()

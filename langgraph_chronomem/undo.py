@@ -110,7 +110,9 @@ def apply_undo(
     if choice is not None:
         count = len(resolution.candidates)
         if isinstance(choice, bool) or not isinstance(choice, int):
-            raise InvalidRequestError(f"choice is a candidate's position, got {choice!r}")
+            raise InvalidRequestError(
+                f"choice is a candidate's position, got {choice!r}"
+            )
         if not 0 <= choice < count:
             raise InvalidRequestError(
                 f"there is no candidate {choice}; there are {count}"
