@@ -47,7 +47,7 @@ CALLER = {  # stage -> what it is; the caller's thread, in the order resolve run
 WORKER = {
     "dense: query embedding": "embedding the topic (all-MiniLM-L6-v2, ONNX)",
     "dense: catch-up check": "Chroma change catch-up check (write txn + marks)",
-    "dense: chroma query": "Chroma query, scoped and windowed",
+    "dense: chroma query": "exact search over the scope's vectors (kept from Chroma)",
     "dense: glue": "the rest of `Resolver._dense`",
 }
 STAGES = {**CALLER, **WORKER}

@@ -414,7 +414,9 @@ class Resolver:
         words, windowed = lexical
         pool = list(dict.fromkeys([*words, *windowed, *similar]))
         links = {row: (version, prev) for row, version, prev in tx.row_links(pool)}
-        dense_scores = self._contrast(query, side, links) if query is not None else {}
+        dense_scores = (
+            self._contrast(scope, query, side, links) if query is not None else {}
+        )
         if (
             not words
             and not windowed
@@ -468,6 +470,7 @@ class Resolver:
 
     def _contrast(
         self,
+        scope: Namespace,
         query: np.ndarray,
         side: str,
         links: dict[int, tuple[int, int | None]],
@@ -476,8 +479,8 @@ class Resolver:
         the other side has over it: an undo of "NYC" prefers the change that
         wrote NYC to the one that later replaced it."""
         rows = [*links, *(prev for _, prev in links.values() if prev is not None)]
-        vectors = self.vectors().change_vectors(rows)
-        sims = {row: float(np.dot(query, _unit(v))) for row, v in vectors.items()}
+        vectors = self.vectors().change_vectors(scope, rows)
+        sims = {row: float(np.dot(query, v)) for row, v in vectors.items()}
         scores = {}
         for row, (_, prev) in links.items():
             new, old = sims.get(row), sims.get(prev) if prev is not None else None
@@ -500,44 +503,47 @@ class Resolver:
         k: int,
         mode: Mode,
     ) -> Resolution:
-        """Turn the best picks into candidates, and decide whether to act alone."""
+        """Turn the best picks into candidates, and decide whether to act alone.
+
+        What acting would change is worked out for the `k` returned only: for a
+        rollback thousands of versions back it is the costly part.
+        """
         kind = base.intent.kind
-        _, offset, action = _PLAN[kind]
+        side, offset, action = _PLAN[kind]
         if mode != "auto" and kind in ("undo", "restore", "before"):
             action = mode
-        commits = self._commits(tx, scope, [p.version for p in picks[: k * 4]])
-        candidates: list[Candidate] = []
-        for pick in picks[: k * 4]:
-            commit = commits.get(pick.version)
-            change = _change_of(tx, commit, pick.row_id) if commit else None
-            if commit is None or change is None:
-                continue
+        ranker = self.load_ranker() if self.config.rerank_top else None
+        wanted = max(k, self.config.rerank_top) if ranker is not None else k
+        found: list[Candidate] = []
+        for pick in picks:
+            if len(found) == wanted:
+                break
             target = pick.version + offset
-            if action == "rollback" and any(c.target == target for c in candidates):
+            if action == "rollback" and any(c.target == target for c in found):
                 continue
-            side = _PLAN[kind][0]
+            commits = tx.log(scope, version=pick.version)
+            change = _change_of(tx, commits[0], pick.row_id) if commits else None
+            if change is None:
+                continue
             text = change_text(change, tx.scope_depth)
-            words = (
-                f"{text.new} {text.context}"
-                if side == "new"
-                else f"{text.old} {text.context}"
-            )
+            words = f"{text.new if side == 'new' else text.old} {text.context}"
             scores = replace(pick.scores, coverage=coverage(base.intent.topic, words))
-            position = commit.changes.index(change) + 1
-            candidates.append(
-                self._candidate(
-                    tx,
-                    scope,
-                    base.head,
-                    f"{commit.version}.{position}",
-                    commit,
+            position = commits[0].changes.index(change) + 1
+            found.append(
+                Candidate(
+                    f"{pick.version}.{position}",
+                    commits[0],
                     (change,),
                     target,
                     action,
+                    (),
+                    (),
                     scores,
                 )
             )
-        candidates = self._rerank(base.intent.topic, candidates)[:k]
+        if ranker is not None:
+            found = self._rerank(ranker, base.intent.topic, found)
+        candidates = [self._effect(tx, scope, base.head, c) for c in found[:k]]
         if not candidates:
             return replace(base, reason="nothing matched")
         decided, reason = self._sure(candidates)
@@ -591,58 +597,31 @@ class Resolver:
             return False, failed[0]
         return True, f"sure: first in both searches, leads the next by {lead:.2f}"
 
-    def _candidate(
-        self,
-        tx: LogTransaction,
-        scope: Namespace,
-        head: int,
-        change_id: str,
-        commit: Commit,
-        changes: tuple[Change, ...],
-        target: int,
-        action: Action,
-        scores: StageScores,
+    @staticmethod
+    def _effect(
+        tx: LogTransaction, scope: Namespace, head: int, candidate: Candidate
     ) -> Candidate:
-        """A candidate with what acting on it would change at HEAD."""
-        conflicts: tuple[Conflict, ...] = ()
-        if action == "revert":
-            diff, conflicts = _revert_effect(tx, commit, changes)
-        else:
-            diff = tuple(tx.diff(scope, head, target)) if target != head else ()
-        return Candidate(
-            change_id, commit, changes, target, action, diff, conflicts, scores
-        )
+        """The candidate with what acting on it would change at HEAD."""
+        if candidate.action == "revert":
+            diff, conflicts = _revert_effect(tx, candidate.commit, candidate.changes)
+            return replace(candidate, diff=diff, conflicts=conflicts)
+        target = candidate.target
+        diff = tuple(tx.diff(scope, head, target)) if target != head else ()
+        return replace(candidate, diff=diff)
 
     @staticmethod
-    def _commits(
-        tx: LogTransaction, scope: Namespace, versions: Sequence[int]
-    ) -> dict[int, Commit]:
-        found = {}
-        for version in dict.fromkeys(versions):
-            commits = tx.log(scope, version=version)
-            if commits:
-                found[version] = commits[0]
-        return found
-
-    def _rerank(self, topic: str, candidates: list[Candidate]) -> list[Candidate]:
-        top = candidates[: self.config.rerank_top]
-        if not top:
-            return candidates
-        ranker = self.load_ranker()
-        if ranker is None:
-            return candidates
+    def _rerank(ranker: Any, topic: str, found: list[Candidate]) -> list[Candidate]:
         from flashrank import RerankRequest
 
-        passages = [{"id": i, "text": c.summary} for i, c in enumerate(top)]
+        passages = [{"id": i, "text": c.summary} for i, c in enumerate(found)]
         results = ranker.rerank(RerankRequest(query=topic, passages=passages))
-        reranked = [
+        return [
             replace(
-                top[r["id"]],
-                scores=replace(top[r["id"]].scores, rerank=float(r["score"])),
+                found[r["id"]],
+                scores=replace(found[r["id"]].scores, rerank=float(r["score"])),
             )
             for r in results
         ]
-        return reranked + candidates[len(top) :]
 
     # -- requests that name no topic -------------------------------------------
 
@@ -670,10 +649,10 @@ class Resolver:
         if mode != "auto" and kind in ("undo", "restore", "before"):
             action = mode
         change_id = f"{version}.{position}" if position else str(version)
-        candidate = self._candidate(
-            tx, scope, base.head, change_id, commit, changes, version + offset,
-            action, StageScores(),
-        )  # fmt: skip
+        candidate = self._effect(tx, scope, base.head, Candidate(
+            change_id, commit, changes, version + offset, action, (), (),
+            StageScores(),
+        ))  # fmt: skip
         return replace(
             base, candidates=(candidate,), decided=True, reason=f"change {change_id}"
         )
@@ -695,10 +674,10 @@ class Resolver:
         target = commit.version if kind == "at" else commit.version - 1
         if action == "revert" and not commit.changes:
             action = "rollback"
-        candidate = self._candidate(
-            tx, scope, base.head, str(commit.version), commit, commit.changes, target,
-            action, StageScores(),
-        )  # fmt: skip
+        candidate = self._effect(tx, scope, base.head, Candidate(
+            str(commit.version), commit, commit.changes, target, action, (), (),
+            StageScores(),
+        ))  # fmt: skip
         return replace(
             base, candidates=(candidate,), decided=True, reason="the latest change"
         )
@@ -715,10 +694,10 @@ class Resolver:
             return replace(base, reason="there is no rollback or revert to redo")
         last = max(undos, key=lambda c: c.version)
         action: Action = "revert" if last.changes else "rollback"
-        candidate = self._candidate(
-            tx, scope, base.head, str(last.version), last, last.changes,
-            last.version - 1, action, StageScores(),
-        )  # fmt: skip
+        candidate = self._effect(tx, scope, base.head, Candidate(
+            str(last.version), last, last.changes, last.version - 1, action, (), (),
+            StageScores(),
+        ))  # fmt: skip
         reason = f"redo: undo v{last.version} ({last.op})"
         return replace(base, candidates=(candidate,), decided=True, reason=reason)
 

@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import get_text_at_path, tokenize_path
 
@@ -47,7 +48,6 @@ from langgraph_chronomem.engine.feed import (
 )
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Namespace
-from langgraph_chronomem.search.intent import TimeWindow
 
 __all__ = ["ChangeHit", "ItemHit", "Progress", "VectorIndex"]
 
@@ -93,15 +93,36 @@ def _prefix_filter(prefix: Namespace) -> dict[str, Any] | None:
     return conditions[0] if len(conditions) == 1 else {"$and": conditions}
 
 
-def _window_filter(window: TimeWindow | None) -> list[dict[str, Any]]:
-    if window is None:
-        return []
-    bounds: list[dict[str, Any]] = []
-    if window.start is not None:
-        bounds.append({"at": {"$gte": window.start.timestamp()}})
-    if window.end is not None:
-        bounds.append({"at": {"$lt": window.end.timestamp()}})
-    return bounds
+@dataclass(frozen=True)
+class _ScopeVectors:
+    """One scope's change vectors in memory: log rows, versions, unit vectors."""
+
+    last_row: int
+    rows: np.ndarray
+    versions: np.ndarray
+    matrix: np.ndarray
+
+    @staticmethod
+    def empty() -> _ScopeVectors:
+        return _ScopeVectors(
+            0,
+            np.zeros(0, dtype=np.int64),
+            np.zeros(0, dtype=np.int64),
+            np.zeros((0, 0), dtype=np.float32),
+        )
+
+    def extend(
+        self, rows: list[int], versions: list[int], vectors: Any
+    ) -> _ScopeVectors:
+        added = np.asarray(vectors, dtype=np.float32)
+        added /= np.maximum(np.linalg.norm(added, axis=1, keepdims=True), 1e-12)
+        matrix = np.vstack([self.matrix, added]) if len(self.rows) else added
+        return _ScopeVectors(
+            max(self.last_row, *rows),
+            np.concatenate([self.rows, np.asarray(rows, dtype=np.int64)]),
+            np.concatenate([self.versions, np.asarray(versions, dtype=np.int64)]),
+            matrix,
+        )
 
 
 class VectorIndex:
@@ -134,6 +155,8 @@ class VectorIndex:
             (f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()
         ]
         self._lock = threading.Lock()
+        self._kept_lock = threading.Lock()
+        self._kept: dict[str, _ScopeVectors] = {}  # scope key -> its vectors
         self._fresh: set[str] = set()  # collections made anew: their marks restart
         retired = {c.name for c in client.list_collections()} & set(_RETIRED)
         for name in retired:
@@ -359,6 +382,8 @@ class VectorIndex:
             rows = tx.change_rows(scope=scope, after=after, upto=upto)
         if scope is not None:
             self.changes.delete(where={"scope": scope_key(scope)})
+            with self._kept_lock:
+                self._kept.pop(scope_key(scope), None)
         self._add_changes([row for row in rows if row.text.new], known)
 
     def _add_changes(self, rows: Sequence[ChangeRow], known: Any) -> None:
@@ -372,6 +397,7 @@ class VectorIndex:
                 metadatas=[
                     {
                         "scope": scope_key(row.scope),
+                        "row": row.row_id,
                         "version": row.version,
                         "at": row.created_at.timestamp(),
                     }
@@ -389,6 +415,8 @@ class VectorIndex:
                 if name in {c.name for c in self.client.list_collections()}:
                     self.client.delete_collection(name)
             self.changes = self._collection(CHANGES)
+            with self._kept_lock:
+                self._kept.clear()
             if self.item_fields is not None:
                 self.items = self._collection(ITEMS)
         return self.catch_up(engine, progress=progress)
@@ -419,39 +447,58 @@ class VectorIndex:
         return list(best.values())
 
     def query_changes(
-        self,
-        scope: Namespace,
-        vector: Sequence[float],
-        *,
-        n: int,
-        window: TimeWindow | None = None,
+        self, scope: Namespace, vector: Sequence[float], *, n: int
     ) -> list[ChangeHit]:
-        """The `n` item changes of `scope` whose new values are nearest, best first."""
-        conditions = [{"scope": scope_key(scope)}, *_window_filter(window)]
-        found = self.changes.query(
-            query_embeddings=[[float(x) for x in vector]],
-            n_results=n,
-            where=conditions[0] if len(conditions) == 1 else {"$and": conditions},
-            include=["metadatas", "distances"],
-        )
+        """The `n` item changes of `scope` whose new values are nearest, best first.
+
+        Exact: every vector of the scope is compared (one matrix product over a
+        copy kept in memory and topped up from Chroma), so no approximate index
+        can drop a near-duplicate, and no other scope's vectors are looked at.
+        """
+        kept = self._scope_vectors(scope)
+        if not len(kept.rows) or n <= 0:
+            return []
+        query = np.asarray(vector, dtype=np.float32)
+        query = query / (float(np.linalg.norm(query)) or 1.0)
+        scores = kept.matrix @ query
+        best = np.argsort(-scores, kind="stable")[:n]
         return [
-            ChangeHit(int(row_id), meta["version"], 1.0 - distance)
-            for row_id, meta, distance in zip(
-                found["ids"][0],
-                found["metadatas"][0],
-                found["distances"][0],
-                strict=True,
-            )
+            ChangeHit(int(kept.rows[i]), int(kept.versions[i]), float(scores[i]))
+            for i in best
         ]
 
-    def change_vectors(self, row_ids: Sequence[int]) -> dict[int, list[float]]:
-        """The stored vectors of these log rows (rows without a value have none)."""
-        if not row_ids:
-            return {}
-        found = self.changes.get(
-            ids=[str(i) for i in dict.fromkeys(row_ids)], include=["embeddings"]
-        )
+    def change_vectors(
+        self, scope: Namespace, row_ids: Sequence[int]
+    ) -> dict[int, np.ndarray]:
+        """The unit vectors of these log rows of `scope` (rows without a value
+        have none)."""
+        kept = self._scope_vectors(scope)
+        wanted = set(row_ids)
         return {
-            int(row_id): list(vector)
-            for row_id, vector in zip(found["ids"], found["embeddings"], strict=True)
+            int(row): kept.matrix[i]
+            for i, row in enumerate(kept.rows)
+            if int(row) in wanted
         }
+
+    def _scope_vectors(self, scope: Namespace) -> _ScopeVectors:
+        """The scope's change vectors, topped up with the rows added since.
+
+        Log row ids only grow (AUTOINCREMENT), so "rows after the last one kept"
+        is exactly what is new; rows a reset removed may linger here until a
+        rebuild, and callers check every hit against the log (invariant 2).
+        """
+        key = scope_key(scope)
+        with self._kept_lock:
+            kept = self._kept.get(key) or _ScopeVectors.empty()
+            found = self.changes.get(
+                where={"$and": [{"scope": key}, {"row": {"$gt": kept.last_row}}]},
+                include=["embeddings", "metadatas"],
+            )
+            if found["ids"]:
+                kept = kept.extend(
+                    [int(i) for i in found["ids"]],
+                    [m["version"] for m in found["metadatas"]],
+                    found["embeddings"],
+                )
+                self._kept[key] = kept
+            return kept
