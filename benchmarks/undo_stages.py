@@ -37,7 +37,7 @@ CALLER = {  # stage -> what it is; the caller's thread, in the order resolve run
     "fts catch-up": "FTS catch-up check: write txn, `index_changes()` + HEAD",
     "bm25": "BM25 over item changes (FTS5 query)",
     "dense wait": "waiting for the dense worker after BM25 returned",
-    "rrf + load commits": "contrast vectors from Chroma, RRF (`Resolver._fuse`)",
+    "rrf + load commits": "contrast vectors (kept in memory), RRF (`Resolver._fuse`)",
     "rerank": "FlashRank rerank of the top K (`Resolver._rerank`)",
     "decide: diffs": "diff from HEAD to each rollback candidate's target (`tx.diff`)",
     "decide: rest": "loading candidate commits, revert effects, the rule to act",

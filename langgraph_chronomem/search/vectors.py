@@ -33,7 +33,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -101,6 +101,7 @@ class _ScopeVectors:
     rows: np.ndarray
     versions: np.ndarray
     matrix: np.ndarray
+    mark: ProjectionState | None = None  # the collection's mark when topped up
 
     @staticmethod
     def empty() -> _ScopeVectors:
@@ -157,6 +158,7 @@ class VectorIndex:
         self._lock = threading.Lock()
         self._kept_lock = threading.Lock()
         self._kept: dict[str, _ScopeVectors] = {}  # scope key -> its vectors
+        self._changes_mark: ProjectionState | None = None  # as last caught up
         self._fresh: set[str] = set()  # collections made anew: their marks restart
         retired = {c.name for c in client.list_collections()} & set(_RETIRED)
         for name in retired:
@@ -312,6 +314,8 @@ class VectorIndex:
             with engine.transaction(write=False) as tx:
                 seqs = ProjectionFeed(tx).commit_seqs_after(state.seq, limit=_BATCH)
             if not seqs:
+                if name == CHANGES:
+                    self._changes_mark = state
                 return applied
             apply(engine, known, after=state.seq, upto=seqs[-1])
             state = ProjectionState(seqs[-1], state.rebuild)
@@ -473,23 +477,23 @@ class VectorIndex:
         """The unit vectors of these log rows of `scope` (rows without a value
         have none)."""
         kept = self._scope_vectors(scope)
-        wanted = set(row_ids)
-        return {
-            int(row): kept.matrix[i]
-            for i, row in enumerate(kept.rows)
-            if int(row) in wanted
-        }
+        found = np.nonzero(np.isin(kept.rows, np.asarray(row_ids, dtype=np.int64)))
+        return {int(kept.rows[i]): kept.matrix[i] for i in found[0]}
 
     def _scope_vectors(self, scope: Namespace) -> _ScopeVectors:
         """The scope's change vectors, topped up with the rows added since.
 
         Log row ids only grow (AUTOINCREMENT), so "rows after the last one kept"
-        is exactly what is new; rows a reset removed may linger here until a
-        rebuild, and callers check every hit against the log (invariant 2).
+        is exactly what is new, and nothing is new while the collection's mark
+        has not moved since the last `catch_up`. Rows a reset removed may linger
+        here until a rebuild; callers check every hit against the log
+        (invariant 2).
         """
-        key = scope_key(scope)
+        key, mark = scope_key(scope), self._changes_mark
         with self._kept_lock:
             kept = self._kept.get(key) or _ScopeVectors.empty()
+            if mark is not None and kept.mark == mark:
+                return kept
             found = self.changes.get(
                 where={"$and": [{"scope": key}, {"row": {"$gt": kept.last_row}}]},
                 include=["embeddings", "metadatas"],
@@ -500,5 +504,6 @@ class VectorIndex:
                     [m["version"] for m in found["metadatas"]],
                     found["embeddings"],
                 )
-                self._kept[key] = kept
+            kept = replace(kept, mark=mark)
+            self._kept[key] = kept
             return kept
