@@ -609,8 +609,10 @@ class Resolver:
         diff = tuple(tx.diff(scope, head, target)) if target != head else ()
         return replace(candidate, diff=diff)
 
-    @staticmethod
-    def _rerank(ranker: Any, topic: str, found: list[Candidate]) -> list[Candidate]:
+    def _rerank(
+        self, ranker: Any, topic: str, found: list[Candidate]
+    ) -> list[Candidate]:
+        """Reorder the candidates by FlashRank's score of their summaries."""
         from flashrank import RerankRequest
 
         passages = [{"id": i, "text": c.summary} for i, c in enumerate(found)]
