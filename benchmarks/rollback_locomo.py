@@ -344,8 +344,9 @@ def _models_used(settings: Settings) -> dict[str, str]:
         "cosine over item-change embeddings, contrasted with the other side",
         "rrf": "Reciprocal Rank Fusion of the two above, each list weighted 1",
         "default": "the package's default `ResolverConfig()`: Reciprocal Rank "
-        "Fusion weighting BM25 {:g} and dense {:g} (`rrf_weights`, chosen on the "
-        "tuning split)".format(*ResolverConfig().rrf_weights),
+        "Fusion weighting BM25 {:g} and dense {:g} (`rrf_weights`), the dense "
+        "weight raised up to BM25's as the best word hit holds fewer of the "
+        "request's words (`adaptive`)".format(*ResolverConfig().rrf_weights),
         "rerank": "the weighted RRF above",
     }
     out = {}
