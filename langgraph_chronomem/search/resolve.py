@@ -515,6 +515,7 @@ class Resolver:
         ranker = self.load_ranker() if self.config.rerank_top else None
         wanted = max(k, self.config.rerank_top) if ranker is not None else k
         found: list[Candidate] = []
+        passages: list[str] = []  # what the rerank reads: the matched side's text
         for pick in picks:
             if len(found) == wanted:
                 break
@@ -527,6 +528,7 @@ class Resolver:
                 continue
             text = change_text(change, tx.scope_depth)
             words = f"{text.new if side == 'new' else text.old} {text.context}"
+            passages.append(words)
             scores = replace(pick.scores, coverage=coverage(base.intent.topic, words))
             position = commits[0].changes.index(change) + 1
             found.append(
@@ -542,7 +544,7 @@ class Resolver:
                 )
             )
         if ranker is not None:
-            found = self._rerank(ranker, base.intent.topic, found)
+            found = self._rerank(ranker, base.intent.topic, found, passages)
         candidates = [self._effect(tx, scope, base.head, c) for c in found[:k]]
         if not candidates:
             return replace(base, reason="nothing matched")
@@ -610,12 +612,12 @@ class Resolver:
         return replace(candidate, diff=diff)
 
     def _rerank(
-        self, ranker: Any, topic: str, found: list[Candidate]
+        self, ranker: Any, topic: str, found: list[Candidate], texts: list[str]
     ) -> list[Candidate]:
-        """Reorder the candidates by FlashRank's score of their summaries."""
+        """Reorder the candidates by FlashRank's score of request and text."""
         from flashrank import RerankRequest
 
-        passages = [{"id": i, "text": c.summary} for i, c in enumerate(found)]
+        passages = [{"id": i, "text": text} for i, text in enumerate(texts)]
         results = ranker.rerank(RerankRequest(query=topic, passages=passages))
         return [
             replace(
