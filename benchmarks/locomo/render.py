@@ -35,7 +35,7 @@ def metric_fn(name: str) -> Callable[[Mapping[str, Any]], dict[str, float]]:
         if name == "latest":
             return latest_baseline(gold, evidence, head, record["intent"])
         out = record["systems"][name]
-        ok = record["parsed"] == record["intent"]
+        ok = reads_as(record["parsed"]) == record["intent"]
         return score(gold, evidence, out["targets"], out["matched"], ok)
 
     return of
@@ -160,14 +160,20 @@ def _per_conv(
     return markdown_table(["R@1 / R@5", *convs], rows)
 
 
+def reads_as(kind: str) -> str:
+    """The template intent a parsed kind serves: "go back to before X" (`before`)
+    targets the version before X, as an undo of X does."""
+    return "undo" if kind == "before" else kind
+
+
 def _intents(records: Sequence[Mapping[str, Any]]) -> list[str]:
     rows = []
     for template, (intent, text) in TEMPLATES.items():
         subset = [r for r in records if r["template"] == template]
         if not subset:
             continue
-        right = sum(r["parsed"] == intent for r in subset)
-        wrong = sorted({r["parsed"] for r in subset if r["parsed"] != intent})
+        right = sum(reads_as(r["parsed"]) == intent for r in subset)
+        wrong = sorted({r["parsed"] for r in subset if reads_as(r["parsed"]) != intent})
         overlap = statistics.mean(r["overlap"] for r in subset)
         rows.append(
             [
