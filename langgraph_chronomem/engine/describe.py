@@ -130,7 +130,8 @@ def full_text(value: Any) -> str:
     return str(value)
 
 
-_OPAQUE = re.compile(r"(?i)^[0-9a-f-]{8,}$|^[\W\d_]*$")
+_OPAQUE = re.compile(r"(?i)^[0-9a-f-]{8,}$|^[\W\d_]*$")  # a UUID, hex or a number
+_WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
 def _worded(label: str) -> bool:
@@ -181,6 +182,3 @@ def change_text(
         [*(label for label in labels if _worded(label)), author or "", reason or ""]
     )
     return ChangeText(added, new, old, " ".join(context.split()))
-
-
-_WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
