@@ -79,7 +79,6 @@ SYSTEMS = {
         ResolverConfig(reranker=models.PAIR_SCORER),
     ),
 }
-SPLITS = {"tuning": ("maya", "tomas")}
 REQUEST_SETS = {"written": "requests", "restated": "restated"}
 _SKIPPED = {  # a restated request left empty: the agent made no call
     "rank": None, "decided": False, "items": 0, "best": None, "scores": None,
@@ -130,7 +129,7 @@ def run(
             {
                 "id": request.id,
                 "user": user.user,
-                "split": "tuning" if user.user in SPLITS["tuning"] else "test",
+                "split": user.split,
                 "kind": request.kind,
                 "text": request.text,
                 "parsed": parse(request.text, now=user.today).kind,
@@ -350,10 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.quick:
         names = ("maya", "oskar")
     elif args.split != "all":
-        every = [u.user for u in load_users()]
-        names = tuple(
-            u for u in every if (u in SPLITS["tuning"]) == (args.split == "tuning")
-        )
+        names = tuple(u.user for u in load_users() if u.split == args.split)
     users = load_users(DATA, names)
     requests = load_requests(DATA / REQUEST_SETS[args.requests], users)
     overrides = dict(_override(i) for i in args.resolver)
