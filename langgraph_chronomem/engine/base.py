@@ -519,6 +519,34 @@ class LogTransaction:
         restores it all the same. Items that already hold their old value are
         left alone.
         """
+        restore, _, conflicts = self._plan_revert(scope, version, items)
+        if conflicts and not force:
+            return RevertConflict(scope, version, conflicts)
+        if not restore:
+            raise VersionError(f"v{version}'s changes are already undone at HEAD")
+        commit = self._commit(scope, "revert", restore, meta, target=version)
+        assert commit is not None
+        return commit
+
+    def revert_effect(
+        self,
+        scope: Namespace,
+        version: int,
+        *,
+        items: Sequence[tuple[Namespace, str]] | None = None,
+    ) -> tuple[tuple[Change, ...], tuple[Conflict, ...]]:
+        """What `revert` would change at HEAD (old = HEAD now), and the conflicts
+        it would report; writes nothing."""
+        _, changes, conflicts = self._plan_revert(scope, version, items)
+        return changes, conflicts
+
+    def _plan_revert(
+        self,
+        scope: Namespace,
+        version: int,
+        items: Sequence[tuple[Namespace, str]] | None,
+    ) -> tuple[list[_NewRow], tuple[Change, ...], tuple[Conflict, ...]]:
+        """The rows a revert writes, what they change at HEAD, and the conflicts."""
         self.check_version(scope, version, allow_zero=False)
         plan = self.cur.execute(
             self.sql.REVERT_PLAN, (scope_text(scope), version)
@@ -537,40 +565,32 @@ class LogTransaction:
                 )
             plan = [row for row in plan if (row[0], row[1]) in wanted]
         before = self._rows_by_id([r[3] for r in plan if r[3] is not None])
-        restore, conflicts = [], []
+        restore, changes, conflicts = [], [], []
         for ns, key, wrote, prev_id, now in plan:
             prev = before.get(prev_id) if prev_id is not None else None
             old = None if prev is None else decode_value(prev.value)
-            if decode_value(now) == old:
+            held = decode_value(now)
+            if held == old:
                 continue  # already as it was before the commit
-            if decode_value(now) != decode_value(wrote):
+            namespace = namespace_from_text(ns)
+            if held != decode_value(wrote):
+                later = self.cur.execute(self.sql.LATER_WRITES, (ns, key, version))
                 conflicts.append(
                     Conflict(
-                        namespace_from_text(ns),
+                        namespace,
                         key,
-                        tuple(
-                            row[0]
-                            for row in self.cur.execute(
-                                self.sql.LATER_WRITES, (ns, key, version)
-                            )
-                        ),
+                        tuple(row[0] for row in later),
                         decode_value(wrote),
-                        decode_value(now),
+                        held,
                         old,
                     )
                 )
-            if old is None:
+            changes.append(Change(namespace, key, held, old))
+            if prev is None or old is None:
                 restore.append(_NewRow(ns, key, None, None))
             else:
-                assert prev is not None
                 restore.append(_restored(prev))
-        if conflicts and not force:
-            return RevertConflict(scope, version, tuple(conflicts))
-        if not restore:
-            raise VersionError(f"v{version}'s changes are already undone at HEAD")
-        commit = self._commit(scope, "revert", restore, meta, target=version)
-        assert commit is not None
-        return commit
+        return restore, tuple(changes), tuple(conflicts)
 
     def reset(self, scope: Namespace, to: int) -> int:
         """Delete every version after `to` for good. Returns how many were removed."""

@@ -605,7 +605,9 @@ class Resolver:
     ) -> Candidate:
         """The candidate with what acting on it would change at HEAD."""
         if candidate.action == "revert":
-            diff, conflicts = _revert_effect(tx, candidate.commit, candidate.changes)
+            diff, conflicts = tx.revert_effect(
+                scope, candidate.commit.version, items=candidate.items
+            )
             return replace(candidate, diff=diff, conflicts=conflicts)
         target = candidate.target
         diff = tuple(tx.diff(scope, head, target)) if target != head else ()
@@ -718,33 +720,3 @@ def _change_of(tx: LogTransaction, commit: Commit, row_id: int) -> Change | None
     if row_id not in ids:
         return None
     return commit.changes[ids.index(row_id)]
-
-
-def _revert_effect(
-    tx: LogTransaction, commit: Commit, changes: Sequence[Change]
-) -> tuple[tuple[Change, ...], tuple[Conflict, ...]]:
-    """What reverting `changes` would do at HEAD, and the items that moved on."""
-    diff, conflicts = [], []
-    for change in changes:
-        now = tx.get(change.namespace, [change.key]).get(change.key)
-        value = None if now is None else now.value
-        if value == change.old:
-            continue
-        if value != change.new:
-            later = [
-                h.version
-                for h in tx.history(change.namespace, change.key)
-                if h.version > commit.version
-            ]
-            conflicts.append(
-                Conflict(
-                    change.namespace,
-                    change.key,
-                    tuple(sorted(later)),
-                    change.new,
-                    value,
-                    change.old,
-                )
-            )
-        diff.append(Change(change.namespace, change.key, value, change.old))
-    return tuple(diff), tuple(conflicts)
