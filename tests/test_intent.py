@@ -468,7 +468,13 @@ def test_now_defaults_to_the_current_time() -> None:
 
 
 @pytest.mark.parametrize(
-    "request_", ["undo the update on Feb 30", "undo the change on 2024-13-45"]
+    "request_",
+    [
+        "undo the update on Feb 30",
+        "undo the change on 2024-13-45",
+        "undo what I did 99999999999 years ago",
+        "undo what I did 10000 years ago",
+    ],
 )
 def test_impossible_dates_are_no_window(request_: str) -> None:
     assert parse(request_, now=NOW).window is None

@@ -226,7 +226,10 @@ def _take_time(text: str, now: datetime) -> tuple[str, TimeWindow | None]:
         for match in pattern.finditer(text):
             if anchored and not (match["rel"] or match["poss"] or match["to"] == ""):
                 continue
-            span = span_of(match, now)
+            try:
+                span = span_of(match, now)
+            except OverflowError:  # "99999999999 years ago": before any date
+                span = None
             if span is None:  # "Feb 30": not a date, and no weaker reading either
                 return text, None
             rest = text[: match.start()] + " " + text[match.end() :]
