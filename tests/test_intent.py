@@ -189,6 +189,9 @@ BEFORE = [
     ("revert to how it was before I told you about my divorce", "my divorce"),
     ("set it back to how it was before my move to Oslo", "my move to Oslo"),
     ("reset everything to before I started the new job", "I started the new job"),
+    ("Reset everything to how it stood before I sold the land", "I sold the land"),
+    ("put everything back the way it was before the move", "the move"),
+    ("can u undo everything back to before i adopted my bun", "i adopted my bun"),
 ]
 
 
@@ -209,6 +212,15 @@ FRAMED = [
     ("you don't need to keep that my friend moved to Ohio", "my friend moved to Ohio"),
     ("my peanut allergy", "my peanut allergy"),
     ("ugh no, the doubles thing is wrong", "the doubles thing is wrong"),
+    # the command points back at what came before it
+    (
+        "that junk from the page i pasted wasnt me. delete whatever it made u save",
+        "junk from the page i pasted wasn't me",
+    ),
+    (
+        "u don't need the dog's vet stuff, delete whatever u have on that",
+        "you don't need the dog's vet stuff",
+    ),
 ]
 
 
@@ -245,7 +257,7 @@ NOTHING = [
     "", "?", "ok", "OK!", "thanks!", "thank you so much", "cancel", "wrong", "no",
     "never mind", "forget it", "what did you change?", "what do you remember about me?",
     "did you save that?", "that's not right", "ok thanks, that's all for tonight",
-    "I didn't say that",
+    "I didn't say that", "what did u change?", "ok thx", "can u tell me what u saved",
 ]  # fmt: skip
 
 
@@ -280,6 +292,18 @@ AT_AND_STILL = [
         "the new job came up",
     ),
     ("Back when I still biked to work", "still", "I biked to work"),
+    # an ongoing state ("was renting") held until it changed, as "still" says
+    ("back when I was renting the flat", "still", "I was renting the flat"),
+    (
+        "Could you take your memory of me back to the day I got the job?",
+        "at",
+        "I got the job",
+    ),
+    (
+        "can u roll everything back to how it was the day i got my diagnosis",
+        "at",
+        "i got my diagnosis",
+    ),
 ]
 
 

@@ -241,6 +241,24 @@ def _take_time(text: str, now: datetime) -> tuple[str, TimeWindow | None]:
 # or failing that after "and/so/just/to/you" ("I want you to forget ...").
 
 _PLAIN = str.maketrans("\u2018\u2019\u201c\u201d\u2013\u2014", "''\"\"--")
+_CHAT = {  # how people type to an assistant, and what the patterns expect
+    "u": "you", "ya": "you", "ur": "your", "pls": "please", "plz": "please",
+    "thx": "thanks", "abt": "about", "cuz": "because", "coz": "because",
+    "dont": "don't", "didnt": "didn't",
+    "doesnt": "doesn't", "wasnt": "wasn't", "isnt": "isn't", "arent": "aren't",
+    "werent": "weren't", "cant": "can't", "couldnt": "couldn't",
+    "shouldnt": "shouldn't", "wouldnt": "wouldn't", "im": "I'm", "ive": "I've",
+    "youre": "you're", "youve": "you've", "thats": "that's", "whats": "what's",
+}  # fmt: skip
+_CHAT_WORD = re.compile(r"(?i)\b(?:" + "|".join(_CHAT) + r")\b(?!')")
+
+
+def _plain(text: str) -> str:
+    """`text` with typographic quotes and dashes made plain and chat spellings
+    ("can u", "dont") written out."""
+    return _CHAT_WORD.sub(lambda m: _CHAT[m.group().lower()], text.translate(_PLAIN))
+
+
 _POLITE = re.compile(
     r"(?i)\b(?:please|pls|kindly|(?:can|could|would|will)\s+you"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
@@ -253,10 +271,14 @@ _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"(?:I\s+(?:never|didn't|did\s+not)\s+(?:say|said|tell\s+you|told\s+you"
     r"|mention(?:ed)?)(?:\s+that)?\b)?"
 )
-_WHOM = r"(?:me|us|it|things|everything|(?:my|the|(?:the\s+)?\w+'s)\s+memor(?:y|ies))"
+_WHOM = (
+    r"(?:me|us|it|things|everything|(?:my|the|your|(?:the\s+)?\w+'s)\s+memor(?:y|ies)"
+    r"(?:\s+of\s+me)?)"
+)
 _VERB = (
     r"(?P<redo>re-?do)"
-    r"|(?P<back>(?:(?:go|get|take|bring|roll|turn|set|jump|revert|restore)\s*"
+    r"|(?P<back>(?:(?:go|get|take|bring|roll|turn|set|jump|revert|restore|undo"
+    r"|reset|put|move)\s*"
     rf"(?:{_WHOM}\s+)?)?back(?:\s+{_WHOM})?\s+to"
     r"|(?:revert|return|reset|rewind|restore|roll\s*back)"
     r"(?:\s+(?:my|the|your)\s+(?:memory|memories|state|version)"
@@ -282,11 +304,13 @@ _CLAUSES = [
     re.compile(rf"(?i)\b(?:and|so|then|just|now|to|you|let's)\s+(?:{_VERB})\b"),
 ]
 _BACK_KEY = re.compile(
-    r"(?i)\s*(?:(?:the|a)\s+(?:last\s+)?(?:time|point|version|state|moment|days?)\s+"
-    r"|how\s+(?:it|things|everything)\s+(?:was|were)\s+)?"
+    r"(?i)\s*(?:(?:how|the\s+way)\s+(?:it|they|things|everything|it\s+all)\s+"
+    r"(?:was|were|stood|looked|used\s+to\s+be)\s+)?"
+    r"(?:(?:the|a)\s+(?:last\s+)?(?:time|point|version|state|moment|days?)\s+)?"
     r"(?:from\s+)?(?:(?P<key>when|where|while|before|after)\b)?"
 )
 _STILL = re.compile(r"(?i)\s*\b(?:still|yet)\b")
+_ONGOING = re.compile(r"(?i)\b(?:was|were)\s+(?:\w+\s+)?\w+ing\b")  # "was renting"
 _TRUE = re.compile(
     r"(?i)\s+(?:was|were|is|are)\s+(?:still\s+)?(?:true|the\s+case|right|correct)$"
 )
@@ -344,7 +368,7 @@ _STOPWORDS = frozenset(
     anything something ever assistant agent saving storing keep kept lol haha
     pls plz thx ty btw ugh tbh idk omg honestly seriously literally basically
     anyway need know all bye goodbye cheers nothing else done good great cool
-    awesome perfect fine tonight ll re ve""".split()  # noqa: SIM905 - a word list reads better as words
+    awesome perfect fine tonight ll re ve whatever made rather""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
@@ -398,7 +422,7 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
     if (key["key"] or "").lower() == "before":
         return Intent("before" if topic else "at", topic, window)
     if topic or window or key["key"]:
-        still = topic and _STILL.search(text)
+        still = topic and (_STILL.search(text) or _ONGOING.search(text))
         return Intent("still" if still else "at", topic, window)
     return Intent("undo", "")  # "go back to the previous version"
 
@@ -453,9 +477,10 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     """
     now = now or datetime.now(timezone.utc)
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
-    text, window = _take_time(_POLITE.sub(" ", request.translate(_PLAIN)), now)
+    plain = _plain(request)
+    text, window = _take_time(_POLITE.sub(" ", plain), now)
     text = _clean(text)
-    if _NOTHING.match(_clean(request.translate(_PLAIN))):
+    if _NOTHING.match(_clean(plain)):
         return Intent("none", "", window)
     text = _PREFACE.sub("", text, count=1)
     match = next(filter(None, (clause.search(text) for clause in _CLAUSES)), None)
@@ -464,7 +489,7 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         return _give_back(text, give, window)
     if match is None:
         topic = _topic(text)
-        asks = _QUESTION.search(_clean(request)) or request.rstrip().endswith("?")
+        asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
         if not topic or asks:
             return Intent("none", "", window)
         return Intent("undo", topic, window)
