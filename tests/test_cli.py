@@ -567,7 +567,7 @@ def test_undo_never_guesses(cmd, copy: Path, unsure: None) -> None:
         ), run
         assert run.err.splitlines()[-1] == (
             "hint: name the one you mean by its change id: chronomem undo ID "
-            "--scope memories/alice"
+            f"--scope memories/alice --path {copy}"
         ), run
     assert _state(copy)[0] == 4
 

@@ -20,11 +20,18 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from langgraph_chronomem.cli import history, maintenance, models, restore, undo
 from langgraph_chronomem.cli._app import Context, common_options
-from langgraph_chronomem.cli.errors import EXIT_USAGE, HANDLED, handle
+from langgraph_chronomem.cli.errors import (
+    EXIT_USAGE,
+    HANDLED,
+    handle,
+    json_notice,
+    notice,
+)
 
 __all__ = ["build_parser", "main"]
 
@@ -49,23 +56,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Formatter(logging.Formatter):
-    def format(self, record: logging.LogRecord) -> str:
-        return f"{record.levelname.lower()}: {record.getMessage()}"
+class _Warnings(logging.Handler):
+    """Each library warning (and `warnings.warn`) as a `notice`: one
+    `warning: ...` line on stderr, or with `--json` one `{"warning": {message,
+    source}}` object."""
+
+    def __init__(self, *, as_json: bool) -> None:
+        super().__init__(logging.WARNING)
+        self.as_json = as_json
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if record.name == "py.warnings":  # "file:line: Category: text" + source line
+            message = message.strip().splitlines()[0]
+        label = record.levelname.lower()
+        if self.as_json:
+            json_notice(label, {"message": message, "source": record.name})
+        else:
+            notice(label, message)
 
 
-def _configure_logging() -> None:
-    """Library warnings as one `warning: ...` line each on stderr.
-
-    Only for a real command line (`main()` without `argv`), and only when nothing
-    configured logging before: a caller's own logging stays untouched.
-    """
+@contextmanager
+def _warnings_on_stderr(*, as_json: bool) -> Iterator[None]:
+    """Send warnings to `_Warnings` while a command runs, unless something
+    configured logging before: a caller's own logging stays untouched."""
     root = logging.getLogger()
-    if not root.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(_Formatter())
-        root.addHandler(handler)
-        root.setLevel(logging.WARNING)
+    if root.handlers:
+        yield
+        return
+    handler, level = _Warnings(as_json=as_json), root.level
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+    logging.captureWarnings(True)
+    try:
+        yield
+    finally:
+        logging.captureWarnings(False)
+        root.removeHandler(handler)
+        root.setLevel(level)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -75,14 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # --help, or a usage error argparse already printed
         return exit.code if isinstance(exit.code, int) else EXIT_USAGE
-    if argv is None:
-        _configure_logging()
     ctx = Context(args)
-    try:
-        return int(args.run(ctx))
-    except HANDLED as error:
-        return handle(error, as_json=ctx.json)
-    except BrokenPipeError:  # `chronomem log | head`
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+    with _warnings_on_stderr(as_json=ctx.json):
+        try:
+            return int(args.run(ctx))
+        except HANDLED as error:
+            return handle(error, as_json=ctx.json, command=ctx.command)
+        except BrokenPipeError:  # `chronomem log | head`
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1

@@ -7,13 +7,20 @@ scope or a version from the command line, and printing for people or for scripts
     ('memories', 'team/red')
     >>> parse_scope("")
     ()
-    >>> scope_option(("memories", "team/red"))
-    '--scope \\'["memories", "team/red"]\\''
+
+What the command line prints as a scope reads back as the same scope: labels
+joined by `/`, or the JSON array when a label holds a `/`.
+
+    >>> scope_arg(("memories", "alice")), scope_arg(("memories", "team/red"))
+    ('memories/alice', '["memories", "team/red"]')
+    >>> parse_scope(scope_arg(("memories", "team/red")))
+    ('memories', 'team/red')
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shlex
@@ -28,6 +35,7 @@ from typing import Any, TypeAlias
 from rich.console import Console
 
 from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_USAGE, CliError
+from langgraph_chronomem.errors import VersionNotFound
 from langgraph_chronomem.store import DATABASE_FILE, ChronoStore
 
 __all__ = [
@@ -39,7 +47,7 @@ __all__ = [
     "open_store",
     "parse_scope",
     "parse_version",
-    "scope_option",
+    "scope_arg",
     "scope_text",
     "store_location",
     "store_path",
@@ -51,6 +59,8 @@ Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 DEFAULT_PATH = "./memory"
 PATH_VARIABLE = "CHRONOMEM_PATH"
+_NAMED = 5
+"""How many of the store's scopes an unknown-scope error names."""
 
 
 def common_options(*, top_level: bool) -> argparse.ArgumentParser:
@@ -82,8 +92,8 @@ def add_scope_option(parser: argparse.ArgumentParser) -> None:
         "--scope",
         metavar="SCOPE",
         help='the timeline: labels joined by "/" (memories/alice), or a JSON array '
-        'for labels holding "/" (\'["memories", "a/b"]\'); leave out when the '
-        "store's scope_depth is 0",
+        'when a label holds "/" (\'["memories", "a/b"]\'), as the commands print '
+        "it; leave out when the store's scope_depth is 0",
     )
 
 
@@ -144,37 +154,47 @@ def parse_scope(text: str | None) -> tuple[str, ...]:
     return tuple(text.split("/"))
 
 
+def scope_arg(scope: Sequence[str]) -> str:
+    """A scope as `--scope` reads it back: its labels joined by `/`, or a JSON
+    array when joining would not read back (a label holds `/`, or the text would
+    start like a JSON array)."""
+    joined = "/".join(scope)
+    if any("/" in label for label in scope) or joined.lstrip().startswith("["):
+        return json.dumps(list(scope), ensure_ascii=False)
+    return joined
+
+
 def scope_text(scope: Sequence[str]) -> str:
-    """A scope for people: `memories/alice`; `the store` for the whole-store scope."""
-    return "/".join(scope) if scope else "the store"
+    """A scope for people, as `--scope` reads it back; `the store` for the
+    whole-store scope."""
+    return scope_arg(scope) if scope else "the store"
 
 
-def scope_option(scope: Sequence[str]) -> str:
-    """The `--scope` option naming `scope`, for hints ("" for the whole store)."""
-    if not scope:
-        return ""
-    if any("/" in label for label in scope):
-        return "--scope " + shlex.quote(json.dumps(list(scope)))
-    return "--scope " + shlex.quote("/".join(scope))
+def parse_version(text: str, head: Callable[[], int], scope: Sequence[str]) -> int:
+    """A version of `scope` from the command line: `3`, `v3`, `HEAD` or `HEAD~2`.
 
-
-def parse_version(text: str, head: Callable[[], int]) -> int:
-    """A version from the command line: `3`, `v3`, `HEAD` or `HEAD~2`.
-
-        >>> parse_version("v3", lambda: 7), parse_version("HEAD~2", lambda: 7)
+        >>> parse_version("v3", lambda: 7, ()), parse_version("HEAD~2", lambda: 7, ())
         (3, 5)
 
-    Whether the scope has that version is for the store to say.
+    Whether the scope has a numbered version is for the store to say.
 
     Raises:
         CliError: If the text is none of these (exit 2).
+        VersionNotFound: For a `HEAD~N` before v0 (exit 1).
     """
     raw = text.strip()
     upper = raw.upper()
     if upper == "HEAD":
         return head()
     if upper.startswith("HEAD~") and upper[5:].isdigit():
-        return head() - int(upper[5:])
+        latest, back = head(), int(upper[5:])
+        if back > latest:
+            raise VersionNotFound(
+                f"{scope_text(scope)} has only {latest} version"
+                f"{'' if latest == 1 else 's'}: {raw} goes back past v0 "
+                f"(HEAD~{latest} is v0, the empty state)"
+            )
+        return latest - back
     digits = raw[1:] if raw[:1] in ("v", "V") else raw
     if digits.isdigit():
         return int(digits)
@@ -214,10 +234,12 @@ class Context:
         sys.stdout.flush()
 
     def scope(self, store: ChronoStore) -> tuple[str, ...]:
-        """The `--scope` of this run, checked against the store's depth.
+        """The `--scope` of this run: a scope of the store, with as many labels as
+        its scope_depth (the whole store, `()`, when that is 0).
 
         Raises:
-            CliError: If the store has scopes and none was given (exit 2).
+            CliError: If the store has scopes and none was given, or more labels
+                than a scope has (exit 2); if the store has no such scope (exit 1).
         """
         scope = parse_scope(getattr(self.args, "scope", None))
         depth = store.scope_depth
@@ -228,10 +250,81 @@ class Context:
                 EXIT_USAGE,
                 hint="e.g. --scope "
                 + "/".join(["memories", "alice", "x", "y"][:depth])
-                + "; `chronomem stats` lists the scopes",
+                + f"; `{self.command('stats', scope=False)}` lists the scopes",
             )
-        store.head(scope)  # the store checks the labels
-        return scope[:depth]
+        head = store.head(scope)  # the store checks the labels
+        if len(scope) > depth:
+            raise self._too_long(store, scope)
+        if depth and not head:
+            known = [s.scope for s in store.stats().scopes]
+            if scope not in known:
+                raise self._unknown(scope, known)
+        return scope
+
+    def _too_long(self, store: ChronoStore, scope: tuple[str, ...]) -> CliError:
+        """`scope` has more labels than the store's scopes: name the scope meant
+        when a label of a known scope holds the `/` that split it."""
+        depth = store.scope_depth
+        if not depth:
+            return CliError(
+                "this store is one timeline (scope_depth=0): leave --scope out",
+                EXIT_USAGE,
+            )
+        text = "/".join(scope)
+        meant = [s.scope for s in store.stats().scopes if "/".join(s.scope) == text]
+        if meant:
+            options = (f"--scope {shlex.quote(scope_arg(m))}" for m in meant)
+            hint = 'a label holds "/": ' + " or ".join(options)
+        else:
+            example = [*["memories", "alice", "x"][: depth - 1], "a/b"]
+            hint = (
+                'a label holding "/" needs the JSON form, e.g. --scope '
+                f"{shlex.quote(json.dumps(example))}; "
+                f"`{self.command('stats', scope=False)}` lists the scopes"
+            )
+        return CliError(
+            f"--scope {scope_arg(scope)} has {len(scope)} labels, but this store's "
+            f"scopes have {depth} (scope_depth={depth})",
+            EXIT_USAGE,
+            hint=hint,
+        )
+
+    def _unknown(
+        self, scope: tuple[str, ...], known: Sequence[tuple[str, ...]]
+    ) -> CliError:
+        """No commit was ever made in `scope`: name the store's scopes, the
+        likeliest first."""
+        given = scope_text(scope)
+        if not known:
+            return CliError(
+                f"no scope {given}: this store has no commits yet", EXIT_FAILED
+            )
+        names = sorted(
+            map(scope_text, known),
+            key=lambda name: (
+                -difflib.SequenceMatcher(None, given, name).ratio(),
+                name,
+            ),
+        )
+        shown = ", ".join(names[:_NAMED])
+        more = f" and {len(names) - _NAMED} more" if len(names) > _NAMED else ""
+        return CliError(
+            f"no scope {given} in this store; it has {shown}{more}",
+            EXIT_FAILED,
+            hint=f"`{self.command('stats', scope=False)}` lists the scopes",
+        )
+
+    def command(self, *words: str, scope: bool = True) -> str:
+        """A `chronomem` command for a hint, ending with the `--scope` (unless
+        `scope` is false) and `--path` this run was given: it runs as printed."""
+        given = {
+            "--scope": getattr(self.args, "scope", None) if scope else None,
+            "--path": self.args.path,
+        }
+        options = [
+            f"{name} {shlex.quote(value)}" for name, value in given.items() if value
+        ]
+        return " ".join(["chronomem", *words, *options])
 
     def confirm(self, question: str) -> str:
         """Ask on stderr, read one line from stdin; "" at end of input."""

@@ -2,7 +2,9 @@
 
 Commands raise; only `handle` prints an error. A user error never shows a
 traceback: it becomes one `error: ...` line on stderr (or, with `--json`, one
-JSON object on stderr) and an exit code:
+JSON object on stderr) and an exit code. Every line the command line writes to
+stderr about what happened (error, hint, warning, "nothing changed") has the one
+format of `notice`: `label: message`, unwrapped and unstyled.
 
     >>> EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ENVIRONMENT
     (0, 1, 2, 3)
@@ -18,7 +20,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
-from typing import TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from langgraph.store.base import InvalidNamespaceError
 
@@ -43,6 +46,8 @@ __all__ = [
     "CliError",
     "exit_code",
     "handle",
+    "json_notice",
+    "notice",
 ]
 
 EXIT_OK = 0
@@ -101,13 +106,13 @@ def _message(error: BaseException) -> str:
     return str(error)
 
 
-def _hint(error: BaseException) -> str | None:
+def _hint(error: BaseException, command: Callable[[str], str]) -> str | None:
     if isinstance(error, CliError):
         return error.hint
     if isinstance(error, ModelUnavailableError):
         return "run `chronomem models provision` (or `chronomem models verify`)"
     if isinstance(error, VersionNotFound):
-        return "`chronomem log` lists the versions"
+        return f"`{command('log')}` lists the versions"
     return None
 
 
@@ -118,20 +123,50 @@ HANDLED = (
     sqlite3.Error,
     KeyboardInterrupt,
 )
-"""What `handle` prints; anything else is a bug (traceback kept) its traceback."""
+"""What `handle` prints; anything else is a bug, and keeps its traceback."""
 
 
-def handle(error: BaseException, *, as_json: bool, stream: TextIO | None = None) -> int:
+def notice(label: str, message: str, stream: TextIO | None = None) -> None:
+    """Write `label: message` as one line (default: on stderr), unwrapped and
+    unstyled, so a command in it can be pasted as is.
+
+        >>> notice("hint", "chronomem log --scope memories/alice", sys.stdout)
+        hint: chronomem log --scope memories/alice
+    """
+    stream = stream or sys.stderr
+    stream.write(f"{label}: {message}\n")
+    stream.flush()
+
+
+def json_notice(label: str, body: dict[str, Any], stream: TextIO | None = None) -> None:
+    """`notice` for `--json`: one object `{label: body}` on one line.
+
+    >>> json_notice("warning", {"message": "slow", "source": "x"}, sys.stdout)
+    {"warning": {"message": "slow", "source": "x"}}
+    """
+    stream = stream or sys.stderr
+    stream.write(json.dumps({label: body}, ensure_ascii=False) + "\n")
+    stream.flush()
+
+
+def handle(
+    error: BaseException,
+    *,
+    as_json: bool,
+    command: Callable[[str], str] = "chronomem {}".format,
+    stream: TextIO | None = None,
+) -> int:
     """Print `error` for a person (or, with `as_json`, a script); return its exit code.
 
     Args:
         error: One of `HANDLED`.
         as_json: Print `{"error": {"type", "message", "hint", "exit_code"}}` instead.
+        command: Makes a hint's `chronomem WORD ...` command, with the options
+            the run was given (`Context.command`).
         stream: Where to print (default: stderr).
     """
-    stream = stream or sys.stderr
     code = exit_code(error)
-    message, hint = _message(error), _hint(error)
+    message, hint = _message(error), _hint(error, command)
     if as_json:
         body = {
             "type": type(error).__name__,
@@ -139,10 +174,9 @@ def handle(error: BaseException, *, as_json: bool, stream: TextIO | None = None)
             "hint": hint,
             "exit_code": code,
         }
-        stream.write(json.dumps({"error": body}, ensure_ascii=False) + "\n")
+        json_notice("error", body, stream)
     else:
-        stream.write(f"error: {message}\n")
+        notice("error", message, stream)
         if hint:
-            stream.write(f"hint: {hint}\n")
-    stream.flush()
+            notice("hint", hint, stream)
     return code

@@ -151,7 +151,7 @@ def run_log(ctx: Context) -> int:
 def run_show(ctx: Context) -> int:
     with open_store(ctx.args) as store:
         scope = ctx.scope(store)
-        version = parse_version(ctx.args.version, lambda: store.head(scope))
+        version = parse_version(ctx.args.version, lambda: store.head(scope), scope)
         commit = store.show(scope, version)
     if ctx.json:
         ctx.emit(shapes.commit(commit))
@@ -164,8 +164,8 @@ def run_show(ctx: Context) -> int:
 def run_diff(ctx: Context) -> int:
     with open_store(ctx.args) as store:
         scope = ctx.scope(store)
-        v1 = parse_version(ctx.args.v1, lambda: store.head(scope))
-        v2 = parse_version(ctx.args.v2, lambda: store.head(scope))
+        v1 = parse_version(ctx.args.v1, lambda: store.head(scope), scope)
+        v2 = parse_version(ctx.args.v2, lambda: store.head(scope), scope)
         changes = store.diff(scope, v1, v2)
     if ctx.json:
         ctx.emit(

@@ -7,7 +7,7 @@ import dataclasses
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.progress import (
     BarColumn,
@@ -25,7 +25,6 @@ from langgraph_chronomem.cli._app import (
     add_scope_option,
     iso,
     open_store,
-    parse_scope,
     scope_text,
     store_location,
     store_path,
@@ -33,9 +32,6 @@ from langgraph_chronomem.cli._app import (
 )
 from langgraph_chronomem.cli.errors import EXIT_OK
 from langgraph_chronomem.store import DATABASE_FILE
-
-if TYPE_CHECKING:
-    pass
 
 __all__ = ["register"]
 
@@ -97,17 +93,14 @@ def _size(path: Path) -> int:
 
 def run_stats(ctx: Context) -> int:
     path = store_path(ctx.args)
-    wanted = parse_scope(getattr(ctx.args, "scope", None))
     with open_store(ctx.args) as store:
         depth = store.scope_depth
-        if wanted:
-            store.head(wanted)  # the store checks the labels
+        wanted = ctx.scope(store) if getattr(ctx.args, "scope", None) else None
         stats = store.stats()
-    wanted = wanted[:depth]
     scopes = [
         {**dataclasses.asdict(s), "scope": list(s.scope)}
         for s in stats.scopes
-        if not wanted or s.scope == wanted
+        if wanted is None or s.scope == wanted
     ]
     files = {
         "database": _size(path / DATABASE_FILE),

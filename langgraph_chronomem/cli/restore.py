@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
@@ -21,15 +21,11 @@ from langgraph_chronomem.cli._app import (
     add_scope_option,
     open_store,
     parse_version,
-    scope_option,
     scope_text,
 )
-from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK
+from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK, notice
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ["register", "report"]
+__all__ = ["redo", "register", "report"]
 
 
 def register(commands: Commands, common: argparse.ArgumentParser) -> None:
@@ -104,15 +100,12 @@ def report(
         )
         return EXIT_FAILED if conflict else EXIT_OK
     where = scope_text(scope)
-    option = scope_option(scope)
     if conflict is not None:
-        ctx.err.print(Text(f"error: {conflict}", style="red"))
-        ctx.err.print(
-            Text(
-                f"hint: roll back instead (chronomem rollback {version - 1} "
-                f"{option}".rstrip()
-                + "), or revert the later commits first, newest first"
-            )
+        notice("nothing changed", str(conflict))
+        notice(
+            "hint",
+            f"roll back instead ({ctx.command('rollback', str(version - 1))}), "
+            "or revert the later commits first, newest first",
         )
         return EXIT_FAILED
     if commit is None:
@@ -136,10 +129,16 @@ def report(
         ctx.out.print(Text(f"{what} as v{commit.version}.", style="bold"))
     render.changes(ctx.out, changes)
     if commit is not None:
-        ctx.out.print(
-            Text(f"To redo: chronomem rollback {head} {option}".rstrip(), style="dim")
-        )
+        redo(ctx, head)
     return EXIT_OK
+
+
+def redo(ctx: Context, version: int) -> None:
+    """`To redo: chronomem rollback N ...`, on one line whatever the width."""
+    ctx.out.print(
+        Text(f"To redo: {ctx.command('rollback', str(version))}", style="dim"),
+        soft_wrap=True,
+    )
 
 
 def run_rollback(ctx: Context) -> int:
@@ -147,7 +146,7 @@ def run_rollback(ctx: Context) -> int:
     with open_store(args) as store:
         scope = ctx.scope(store)
         head = store.head(scope)
-        to = parse_version(args.to, lambda: head)
+        to = parse_version(args.to, lambda: head, scope)
         made = store.rollback(
             scope, to, reason=args.reason, author=args.author, dry_run=args.dry_run
         )
@@ -164,7 +163,7 @@ def run_revert(ctx: Context) -> int:
     with open_store(args) as store:
         scope = ctx.scope(store)
         head = store.head(scope)
-        version = parse_version(args.version, lambda: head)
+        version = parse_version(args.version, lambda: head, scope)
         commit, conflict, changes = None, None, []
         outcome = store.revert(
             scope, version, reason=args.reason, author=args.author, dry_run=args.dry_run

@@ -23,7 +23,7 @@ its change id). `--yes` applies without asking, only what the resolver decided
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -36,10 +36,10 @@ from langgraph_chronomem.cli._app import (
     Context,
     add_scope_option,
     open_store,
-    scope_option,
     scope_text,
 )
-from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK
+from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK, notice
+from langgraph_chronomem.cli.restore import redo
 from langgraph_chronomem.engine.describe import describe_change
 from langgraph_chronomem.errors import InvalidRequestError
 
@@ -130,24 +130,41 @@ def _effect(c: Candidate, scope: Sequence[str]) -> Text:
     return text
 
 
+def _order(resolution: Resolution) -> tuple[str, Callable[[Candidate], float]] | None:
+    """The score the rows are in the order of, and its column's name: FlashRank's
+    when the rerank ran, else the fused rank of the two searches (RRF). None for a
+    candidate found without a search (a change id, "redo", "the last change")."""
+    if not any(c.scores.rrf for c in resolution.candidates):
+        return None
+    if all(c.scores.rerank is not None for c in resolution.candidates):
+        return "Rerank", lambda c: c.scores.rerank or 0.0
+    return "Fused", lambda c: c.scores.rrf
+
+
 def _candidates(resolution: Resolution, scope: Sequence[str]) -> Table:
-    """One row per candidate; items are named by their path inside `scope`."""
+    """One row per candidate, best first; items are named by their path inside
+    `scope`. The column after `Acting would` holds the score that orders the rows;
+    `Similarity` is the meaning score alone, what the rule to act alone reads."""
     title = f"Candidates ({resolution.reason})" if resolution.reason else "Candidates"
+    order = _order(resolution)
     table = Table(title=title, title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("Change", justify="right", no_wrap=True)
     table.add_column("Matched", overflow="fold")
     table.add_column("Action", no_wrap=True)
     table.add_column("Acting would", overflow="fold")
+    if order is not None:
+        table.add_column(order[0], justify="right", no_wrap=True)
     table.add_column("Similarity", justify="right", no_wrap=True)
     for rank, c in enumerate(resolution.candidates, start=1):
-        similarity = c.scores.dense_score  # what the rule to act alone compares
+        similarity = c.scores.dense_score
         table.add_row(
             str(rank),
             Text(c.id),
             Text("; ".join(_short(c.changes, scope))),
             Text(_action(c)),
             _effect(c, scope),
+            *([] if order is None else [f"{order[1](c):.4f}"]),
             "" if similarity is None else f"{similarity:.3f}",
         )
     return table
@@ -181,43 +198,41 @@ def _applied(ctx: Context, result: UndoResult, scope: Sequence[str]) -> None:
     )
     ctx.out.print(Text(f"{what} as v{commit.version}.", style="bold"))
     render.changes(ctx.out, result.changes)
-    redo = f"To redo: chronomem rollback {result.redo} {scope_option(scope)}".rstrip()
-    ctx.out.print(Text(redo, style="dim"))
+    assert result.redo is not None
+    redo(ctx, result.redo)
 
 
-def _refused(ctx: Context, result: UndoResult, scope: Sequence[str]) -> None:
-    option = scope_option(scope)
+def _refused(ctx: Context, result: UndoResult) -> None:
+    """Why nothing changed, and what to run instead, as notices on stderr."""
     resolution, conflict = result.resolution, result.conflict
     if conflict is not None and result.candidate is not None:
-        ctx.err.print(
-            Text(
-                f"nothing changed: cannot revert {_what(result.candidate)}: "
-                f"{_conflict_text(conflict.conflicts)}"
-            )
+        notice(
+            "nothing changed",
+            f"cannot revert {_what(result.candidate)}: "
+            f"{_conflict_text(conflict.conflicts)}",
         )
-        ctx.err.print(
-            Text(
-                "hint: keep it as it is, or roll the whole scope back to before it: "
-                f"chronomem rollback {conflict.version - 1} {option}".rstrip()
-            )
+        notice(
+            "hint",
+            "keep it as it is, or roll the whole scope back to before it: "
+            + ctx.command("rollback", str(conflict.version - 1)),
         )
         return
     if resolution.candidates and result.candidate is None:  # none decided or chosen
-        ctx.err.print(
-            Text(
-                f"nothing changed: not sure which change you mean ({resolution.reason})"
-            )
+        notice(
+            "nothing changed", f"not sure which change you mean ({resolution.reason})"
         )
         if all(c.action == "revert" for c in resolution.candidates):
-            hint = f"name the one you mean by its change id: chronomem undo ID {option}"
+            hint = "name the one you mean by its change id: " + ctx.command(
+                "undo", "ID"
+            )
         else:
             hint = (
-                "roll back to the one you mean yourself: chronomem rollback VERSION "
-                f"{option} (the version in its Action)"
+                "roll back to the one you mean yourself: "
+                f"{ctx.command('rollback', 'VERSION')} (the version in its Action)"
             )
-        ctx.err.print(Text("hint: " + " ".join(hint.split())))
+        notice("hint", hint)
         return
-    ctx.err.print(Text(f"nothing changed: {result.message}"))
+    notice("nothing changed", result.message)
 
 
 def _choose(ctx: Context, resolution: Resolution) -> int | None:
@@ -330,5 +345,5 @@ def run_undo(ctx: Context) -> int:
         )
         render.changes(ctx.out, result.changes)
     else:
-        _refused(ctx, result, scope)
+        _refused(ctx, result)
     return EXIT_OK if result.applied or planned else EXIT_FAILED
