@@ -1,11 +1,12 @@
 """Natural-language undo on memory laid out as LangMem writes it, asked as people ask.
 
-The data set (`benchmarks/agent_memory/`, written for this project): six users'
+The data set (`benchmarks/agent_memory/`, written for this project): nine users'
 memory histories in LangMem's layout (UUID keys, `{"content": ...}`, memory-manager
 batches, updates over months, deletions, memories the assistant got wrong, two
-poisoned memories per test user), and requests written by people who saw only a
-plain account of each life, never the memory text. Users maya and tomas are the
-tuning split; the other four the test split: tune nothing on them.
+poisoned memories per user except maya and tomas), and requests written by people who
+saw only a plain account of each life, never the memory text. Each user file names
+its split: amara, hana, maya, tomas and walt are the tuning split; grace, kenji,
+oskar and priya the test split: tune nothing on them.
 
 Every request is resolved with `store.resolve` (nothing applied) by each system,
 side by side on the same store:
