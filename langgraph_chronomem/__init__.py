@@ -27,6 +27,7 @@ from langgraph_chronomem.errors import (
     InvalidValueError,
     ReadOnlyError,
     ScopeError,
+    StorageError,
     VersionError,
     VersionNotFound,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "ResolverConfig",
     "RevertConflict",
     "ScopeError",
+    "StorageError",
     "StoreView",
     "UndoResult",
     "VersionError",

@@ -20,6 +20,7 @@ __all__ = [
     "InvalidValueError",
     "ReadOnlyError",
     "ScopeError",
+    "StorageError",
     "VersionError",
     "VersionNotFound",
 ]
@@ -54,26 +55,49 @@ class VersionError(ChronomemError, ValueError):
 
 
 class InvalidValueError(ChronomemError, ValueError):
-    """A value to store is not a JSON object (a mapping with string keys)."""
+    """A value or key the log cannot hold.
+
+    A value that is not a JSON object (a mapping with string keys), holds a
+    non-finite float or nests deeper than JSON encoding allows; a key that is
+    not a string.
+    """
 
 
 class InvalidFilterError(ChronomemError, ValueError):
-    """A search filter uses an unknown operator or an unsafe key."""
+    """A search filter uses an unknown operator, an unsafe key or a value that
+    can match nothing (NaN), or has a top-level `$or` or `$and` (LangGraph's
+    filters AND their fields and have neither: run one search per alternative).
+    """
 
 
 class InvalidRequestError(ChronomemError, ValueError):
-    """An undo call's arguments are malformed: an empty request, an unknown `mode`,
-    a `k` that is not a positive int, or a `choice` that names no candidate."""
+    """A call's arguments are malformed.
+
+    An undo request that is empty, an unknown `mode`, a `k` that is not a
+    positive int, a `choice` that names no candidate; a `limit` or `offset`
+    that is not an int >= 0; a `since` or `until` that is not a `datetime`.
+    """
 
 
 class ReadOnlyError(ChronomemError, TypeError):
-    """A write was sent to a read-only `as_of` view."""
+    """A write was sent to a read-only `as_of` view, or to a store opened with
+    `read_only=True`."""
 
 
 class ConfigError(ChronomemError, ValueError):
     """A setting is malformed or contradicts another.
 
     For example a store opened with another `scope_depth` than it was created
-    with, a namespace template whose keys the run config does not fill, or a
-    tool given no `ChronoStore` to work on.
+    with, a database upgraded by a newer langgraph-chronomem, a namespace
+    template whose keys the run config does not fill, or a tool given no
+    `ChronoStore` to work on.
+    """
+
+
+class StorageError(ChronomemError, OSError):
+    """The store's database cannot be used as asked; nothing was written.
+
+    The path is a file where a store directory belongs, the file is not a
+    SQLite database or is damaged, the media is read-only, the disk is full,
+    or the store was closed. The message says which and what to do.
     """

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from langgraph.store.base import (
     GetOp,
@@ -28,11 +29,23 @@ from langgraph.store.base import (
 
 from langgraph_chronomem.engine.base import LogTransaction, scope_of
 from langgraph_chronomem.engine.types import Namespace, StoredItem, Write
-from langgraph_chronomem.errors import InvalidValueError, ScopeError
+from langgraph_chronomem.errors import (
+    InvalidRequestError,
+    InvalidValueError,
+    ScopeError,
+)
 from langgraph_chronomem.search.semantic import search_by_meaning
 from langgraph_chronomem.search.vectors import VectorIndex
 
-__all__ = ["ReadPlan", "check_ops", "check_scope", "run_reads"]
+__all__ = [
+    "ReadPlan",
+    "check_count",
+    "check_key",
+    "check_moment",
+    "check_ops",
+    "check_scope",
+    "run_reads",
+]
 
 
 def check_scope(namespace: Sequence[str], depth: int) -> Namespace:
@@ -52,11 +65,37 @@ def check_scope(namespace: Sequence[str], depth: int) -> Namespace:
     return scope_of(namespace, depth)
 
 
-def _check_page(op: SearchOp | ListNamespacesOp) -> None:
-    for name in ("limit", "offset"):
-        number = getattr(op, name)
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise ValueError(f"{name} must be an int >= 0, got {number!r}")
+def check_count(name: str, number: object) -> None:
+    """Validate a count argument such as `limit` or `offset`.
+
+    Raises:
+        InvalidRequestError: If it is not an int >= 0 (a bool is not a count).
+    """
+    if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+        raise InvalidRequestError(f"{name} must be an int >= 0, got {number!r}")
+
+
+def check_moment(name: str, moment: object) -> None:
+    """Validate a time bound such as `since`: a `datetime` or `None`.
+
+    Raises:
+        InvalidRequestError: For anything else, an ISO string included.
+    """
+    if moment is not None and not isinstance(moment, datetime):
+        raise InvalidRequestError(
+            f"{name} must be a datetime (naive means UTC), got {moment!r}; "
+            "parse text first, e.g. datetime.fromisoformat('2025-03-01')"
+        )
+
+
+def check_key(key: object) -> None:
+    """Validate an item key.
+
+    Raises:
+        InvalidValueError: If it is not a string (`5` is not the key `"5"`).
+    """
+    if not isinstance(key, str):
+        raise InvalidValueError(f"keys are strings, got {key!r}")
 
 
 def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
@@ -65,7 +104,10 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
     Raises:
         InvalidNamespaceError: For LangGraph's namespace rules.
         ScopeError: For a get or put namespace shorter than `depth`.
-        InvalidValueError: For a put value that is not a dict or a bad TTL.
+        InvalidValueError: For a key that is not a string, a put value that is
+            not a dict or a bad TTL.
+        InvalidRequestError: For a `limit` or `offset` that is not an int >= 0,
+            or an unknown `match_type`.
         TypeError: For an object that is not a store op.
     """
     ops = list(ops)
@@ -75,8 +117,7 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
             raise TypeError(f"not a store op: {op!r}")
         validate_op_namespace(op)
         if isinstance(op, (GetOp, PutOp)):
-            if not isinstance(op.key, str):
-                raise InvalidValueError(f"keys are strings, got {op.key!r}")
+            check_key(op.key)
             if not op.namespace:
                 raise InvalidNamespaceError("Namespace cannot be empty.")
             scope_of(op.namespace, depth)
@@ -97,11 +138,12 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
                 )
             writes.append(Write(op.namespace, op.key, op.value, ttl, op.index))
         elif isinstance(op, (SearchOp, ListNamespacesOp)):
-            _check_page(op)
+            check_count("limit", op.limit)
+            check_count("offset", op.offset)
         if isinstance(op, ListNamespacesOp):
             for condition in op.match_conditions or ():
                 if condition.match_type not in ("prefix", "suffix"):
-                    raise ValueError(
+                    raise InvalidRequestError(
                         "match_type is 'prefix' or 'suffix', "
                         f"not {condition.match_type!r}"
                     )

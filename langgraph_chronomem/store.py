@@ -43,7 +43,17 @@ from langgraph_chronomem.engine.types import (
     StoreStats,
     Write,
 )
-from langgraph_chronomem.ops import ReadPlan, check_ops, check_scope, run_reads
+from langgraph_chronomem.engine.values import encode_value
+from langgraph_chronomem.errors import ConfigError, StorageError
+from langgraph_chronomem.ops import (
+    ReadPlan,
+    check_count,
+    check_key,
+    check_moment,
+    check_ops,
+    check_scope,
+    run_reads,
+)
 from langgraph_chronomem.search.index import SearchIndex, caller_loop
 from langgraph_chronomem.search.resolve import Mode, Resolution, ResolverConfig
 from langgraph_chronomem.search.vectors import Progress
@@ -127,6 +137,7 @@ class ChronoStore(BaseStore):
         synchronous: str = "FULL",
         chroma_client: Any = None,
         resolver: ResolverConfig | None = None,
+        read_only: bool = False,
     ) -> ChronoStore:
         """Open (or create) a store in the directory `path`.
 
@@ -152,18 +163,33 @@ class ChronoStore(BaseStore):
             chroma_client: A Chroma client to use instead of the embedded one,
                 e.g. `chromadb.HttpClient(...)` when several processes share a store.
             resolver: Knobs of the natural-language undo search.
+            read_only: Open an existing store for reading only, e.g. for an
+                audit on read-only media: `get`, `search` without `query`,
+                `list_namespaces`, `log`, `show`, `diff`, `history`, `as_of` and
+                `stats` work; writes, undo and searching by meaning (its vector
+                index writes files even to read) raise `ReadOnlyError`.
 
         Raises:
-            ConfigError: If `scope_depth` contradicts the stored one, or a setting
-                is malformed.
+            ConfigError: If `scope_depth` contradicts the stored one, a setting
+                is malformed, `index` is given with `read_only`, or a newer
+                langgraph-chronomem upgraded the store (the message names the
+                version to install).
+            StorageError: If `path` is a file, or its database cannot be opened
+                (not a database, damaged, read-only media without `read_only`).
         """
-        directory = Path(path).resolve()  # Chroma keys its clients by path
-        directory.mkdir(parents=True, exist_ok=True)
+        if read_only and index is not None:
+            raise ConfigError(
+                "a read_only store writes nothing, and the vector index that "
+                "index= asks for writes its own files: leave index out (search "
+                "without query= still works)"
+            )
+        directory = _store_directory(path, create=not read_only)
         engine = SqliteEngine(
             directory / DATABASE_FILE,
             scope_depth=scope_depth,
             omit_expired=bool(ttl and ttl.get("omit_expired")),
             synchronous=synchronous,
+            read_only=read_only,
         )
         try:
             search = SearchIndex(
@@ -174,7 +200,8 @@ class ChronoStore(BaseStore):
                 resolver=resolver,
             )
             store = cls(engine, search, index=index, ttl=ttl)
-            search.heal()
+            if not read_only:
+                search.heal()
         except BaseException:
             engine.close()
             raise
@@ -199,6 +226,11 @@ class ChronoStore(BaseStore):
             ScopeError: For a namespace shorter than `scope_depth`.
             InvalidValueError: For a value that is not a JSON object.
             InvalidFilterError: For a search filter that cannot be run.
+            InvalidRequestError: For a `limit` or `offset` that is not an int >= 0.
+            ReadOnlyError: For a write, or a search by meaning, on a store
+                opened with `read_only=True`.
+            StorageError: If the store is closed, or storage fails (a full
+                disk); nothing is written.
         """
         ops, writes = check_ops(ops, self.scope_depth)
         texts, queries = self._to_embed(ops, writes)
@@ -225,7 +257,16 @@ class ChronoStore(BaseStore):
     def _to_embed(
         self, ops: list[Op], writes: list[Write]
     ) -> tuple[list[str], dict[int, str]]:
-        """Texts the batch's puts need embedded, and its semantic queries by op."""
+        """Texts the batch's puts need embedded, and its semantic queries by op.
+
+        A read-only store refuses both here, before any model or index is
+        touched. So is a value the log could not store: the texts are found by
+        walking values in Python, which a deep value overflows, so each is
+        encoded here first (orjson: microseconds, against an embedding's
+        milliseconds).
+        """
+        if writes:
+            self._engine.check_writable("write")
         if not self._search.indexes_items:
             return [], {}
         queries = {
@@ -233,6 +274,11 @@ class ChronoStore(BaseStore):
             for i, op in enumerate(ops)
             if isinstance(op, SearchOp) and op.query
         }
+        if queries:
+            self._engine.check_writable("search by meaning")
+        for write in writes:
+            if write.value is not None:
+                encode_value(write.value)
         return self._search.texts_to_embed(writes), queries
 
     def _run(
@@ -287,9 +333,18 @@ class ChronoStore(BaseStore):
             until: Only commits made at or before this time.
             author: Only commits by this author.
             op: Only commits of this op (`put`, `rollback`, `expire`…).
+
+        `since` and `until` take `datetime`s only, as LangGraph's APIs do: parse
+        text first (`datetime.fromisoformat`), so "yesterday" is never guessed at.
+
+        Raises:
+            InvalidRequestError: For a `limit` that is not an int >= 0, or a
+                `since` or `until` that is not a `datetime`.
         """
-        if limit is not None and (not isinstance(limit, int) or limit < 0):
-            raise ValueError(f"limit must be an int >= 0, got {limit!r}")
+        if limit is not None:
+            check_count("limit", limit)
+        check_moment("since", since)
+        check_moment("until", until)
         sc = check_scope(scope, self.scope_depth)
         with self._engine.transaction(write=False) as tx:
             return tx.log(
@@ -319,14 +374,21 @@ class ChronoStore(BaseStore):
             return tx.diff(sc, v1, v2)
 
     def history(self, namespace: Sequence[str], key: str) -> list[ItemVersion]:
-        """Every version of one item, newest first, including its deletions."""
+        """Every version of one item, newest first, including its deletions.
+
+        Raises:
+            InvalidValueError: If `key` is not a string.
+        """
         namespace = tuple(namespace)
         check_scope(namespace, self.scope_depth)
+        check_key(key)
         with self._engine.transaction(write=False) as tx:
             return tx.history(namespace, key)
 
     def as_of(self, scope: Sequence[str], version: int) -> StoreView:
         """A read-only store showing the scope as it was at `version`.
+
+        The view raises `VersionNotFound` once a `reset` destroys that version.
 
         Raises:
             VersionNotFound: If the scope has no such version.
@@ -334,7 +396,8 @@ class ChronoStore(BaseStore):
         sc = check_scope(scope, self.scope_depth)
         with self._engine.transaction(write=False) as tx:
             tx.check_version(sc, version, allow_zero=True)
-        return StoreView(self._engine, sc, version)
+            seq = tx.commit_seq(sc, version)
+        return StoreView(self._engine, sc, version, commit_seq=seq)
 
     def rollback(
         self,
@@ -499,8 +562,11 @@ class ChronoStore(BaseStore):
 
         Raises:
             InvalidRequestError: For an empty request, a bad `k` or `mode`.
+            ReadOnlyError: On a store opened with `read_only=True`: the search
+                indexes it reads catch up with the log first, which writes.
         """
         sc = check_scope(scope, self.scope_depth)
+        self._engine.check_writable("resolve undo requests")
         return self._search.resolver().resolve(sc, request, k=k, mode=mode, now=now)
 
     def undo(
@@ -654,6 +720,34 @@ class ChronoStore(BaseStore):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _store_directory(path: str | Path, *, create: bool) -> Path:
+    """The absolute store directory (Chroma keys its clients by path), made if
+    missing and `create`.
+
+    Raises:
+        StorageError: If `path` is a file, or the directory cannot be made.
+    """
+    directory = Path(path).resolve()
+    if directory.exists() and not directory.is_dir():
+        hint = (
+            f"; pass its directory, {directory.parent}"
+            if directory.name == DATABASE_FILE
+            else ""
+        )
+        raise StorageError(
+            f"{directory} is a file; a store is a directory that holds "
+            f"{DATABASE_FILE}{hint}"
+        )
+    if create:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(
+                f"cannot create the store directory {directory}: {exc.strerror}"
+            ) from exc
+    return directory
 
 
 def _refresh(tx: LogTransaction, plan: ReadPlan) -> None:

@@ -21,7 +21,7 @@ from langgraph.store.base import BaseStore, Op, PutOp, Result
 
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Namespace
-from langgraph_chronomem.errors import ReadOnlyError
+from langgraph_chronomem.errors import ReadOnlyError, VersionNotFound
 from langgraph_chronomem.ops import ReadPlan, check_ops, run_reads
 
 __all__ = ["StoreView"]
@@ -31,13 +31,25 @@ class StoreView(BaseStore):
     """The state of `scope` at `version`: `get`, `search` and `list_namespaces` only.
 
     Reads outside the scope raise `ScopeError`; writes raise `ReadOnlyError`.
-    Items read here have the timestamps they had at that version.
+    Items read here have the timestamps they had at that version. A `reset`
+    below `version` destroys that state for good, and a commit that reuses the
+    number is another state: the view then raises `VersionNotFound`.
+
+    Args:
+        engine: The log.
+        scope: The scope it shows.
+        version: The version it shows.
+        commit_seq: The `seq` of the commit at `version` (0 for version 0), by
+            which the view knows that version still exists.
     """
 
-    def __init__(self, engine: SqliteEngine, scope: Namespace, version: int) -> None:
+    def __init__(
+        self, engine: SqliteEngine, scope: Namespace, version: int, *, commit_seq: int
+    ) -> None:
         self._engine = engine
         self.scope = scope
         self.version = version
+        self._commit_seq = commit_seq
 
     def __repr__(self) -> str:
         return f"StoreView(scope={self.scope!r}, version={self.version})"
@@ -47,6 +59,8 @@ class StoreView(BaseStore):
 
         Raises:
             ReadOnlyError: If any op is a put or delete.
+            VersionNotFound: If a reset has destroyed the version since the view
+                was made.
         """
         ops, _ = check_ops(ops, self._engine.scope_depth)
         if any(isinstance(op, PutOp) for op in ops):
@@ -55,6 +69,12 @@ class StoreView(BaseStore):
                 "write through the store itself, or roll back to this version"
             )
         with self._engine.transaction(write=False) as tx:
+            if tx.commit_seq(self.scope, self.version) != self._commit_seq:
+                raise VersionNotFound(
+                    f"v{self.version} of {'/'.join(self.scope) or 'the store'} was "
+                    "destroyed by a reset after this view was made; make a new "
+                    "view with as_of() at a version the scope still has"
+                )
             return run_reads(tx, ops, ReadPlan(self.scope, self.version))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:

@@ -32,6 +32,7 @@ from langgraph_chronomem.errors import (
     InvalidRequestError,
     InvalidValueError,
     ScopeError,
+    StorageError,
     VersionError,
     VersionNotFound,
 )
@@ -89,7 +90,7 @@ def exit_code(error: BaseException) -> int:
         return error.code
     if isinstance(error, KeyboardInterrupt):
         return EXIT_INTERRUPTED
-    if isinstance(error, (ModelUnavailableError, sqlite3.Error)):
+    if isinstance(error, (ModelUnavailableError, StorageError, sqlite3.Error)):
         return EXIT_ENVIRONMENT
     if isinstance(error, _USAGE_ERRORS):
         return EXIT_USAGE

@@ -222,8 +222,13 @@ class LogTransaction:
         Unlike the version number, it is never reused after a reset, so it tells
         whether HEAD is still the commit something was computed against.
         """
+        return self.commit_seq(scope, self.head(scope))
+
+    def commit_seq(self, scope: Namespace, version: int) -> int:
+        """The `seq` of the scope's commit at `version`; 0 for version 0 or a
+        version the scope does not have (any more)."""
         row = self.cur.execute(
-            self.sql.COMMIT_SEQ, (scope_text(scope), self.head(scope))
+            self.sql.COMMIT_SEQ, (scope_text(scope), version)
         ).fetchone()
         return row[0] if row else 0
 

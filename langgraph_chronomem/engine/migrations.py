@@ -15,6 +15,18 @@ reads.
     ['0001_notes']
     >>> pending(conn, steps)
     []
+
+Each record also names the langgraph-chronomem version that applied it, so an
+older version opening a database a newer one upgraded refuses it and names the
+version to install, instead of misreading a schema it does not know. Names carry
+their component (`0001_...` is the log's, `checkpoint_0001_...` the
+checkpointer's), so each component checks only its own steps:
+
+    >>> check(conn, steps)  # knows every step the database has
+    >>> check(conn, [Migration("0000_first", ())])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    langgraph_chronomem.errors.ConfigError: this database was upgraded by ...
 """
 
 from __future__ import annotations
@@ -23,10 +35,19 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from importlib import metadata
 
-__all__ = ["Migration", "apply", "pending"]
+from langgraph_chronomem.errors import ConfigError
+
+__all__ = ["PACKAGE_VERSION", "Migration", "apply", "check", "pending"]
 
 _TABLE = "chronomem_migrations"
+
+try:
+    PACKAGE_VERSION: str | None = metadata.version("langgraph-chronomem")
+except metadata.PackageNotFoundError:  # imported from a source tree
+    PACKAGE_VERSION = None
+"""The installed langgraph-chronomem version, recorded with every step applied."""
 
 
 @dataclass(frozen=True)
@@ -37,44 +58,113 @@ class Migration:
     statements: tuple[str, ...]
 
 
-def _applied(conn: sqlite3.Connection) -> set[str]:
+@dataclass(frozen=True)
+class _Record:
+    name: str
+    applied_at: str
+    package_version: str | None
+
+
+def _component(name: str) -> str:
+    """The component a step belongs to: its name up to the step number."""
+    return name[: len(name) - len(name.lstrip("abcdefghijklmnopqrstuvwxyz_"))]
+
+
+def _records(conn: sqlite3.Connection) -> list[_Record]:
+    """The steps a database has applied, oldest first. Reads only.
+
+    Databases made before steps recorded their package version lack that column.
+    """
     exists = conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (_TABLE,)
     ).fetchone()
     if not exists:
-        return set()
-    return {row[0] for row in conn.execute(f"SELECT name FROM {_TABLE}")}
+        return []
+    cur = conn.execute(f"SELECT * FROM {_TABLE} ORDER BY applied_at")
+    columns = [column[0] for column in cur.description]
+    rows = [dict(zip(columns, row, strict=True)) for row in cur]
+    return [
+        _Record(row["name"], row["applied_at"], row.get("package_version"))
+        for row in rows
+    ]
 
 
 def pending(
     conn: sqlite3.Connection, migrations: Sequence[Migration]
 ) -> list[Migration]:
     """The migrations this database has not applied yet. Reads only."""
-    done = _applied(conn)
+    done = {record.name for record in _records(conn)}
     return [m for m in migrations if m.name not in done]
 
 
+def check(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> None:
+    """Refuse a database that a newer version has taken past `migrations`. Reads only.
+
+    Raises:
+        ConfigError: If the database records a step of one of these migrations'
+            components that they do not hold; it names the version to install.
+    """
+    known = {m.name for m in migrations}
+    components = {_component(name) for name in known}
+    newer = [
+        record
+        for record in _records(conn)
+        if record.name not in known and _component(record.name) in components
+    ]
+    if not newer:
+        return
+    latest = newer[-1]
+    this = f"langgraph-chronomem {PACKAGE_VERSION or '(source tree)'}"
+    if latest.package_version is None:
+        by, fix = "a newer langgraph-chronomem", "pip install -U langgraph-chronomem"
+    else:
+        by = f"langgraph-chronomem {latest.package_version}"
+        fix = f"pip install 'langgraph-chronomem>={latest.package_version}'"
+    raise ConfigError(
+        f"this database was upgraded by {by} (schema step {latest.name!r}), which "
+        f"{this} cannot read safely; upgrade to open it: {fix}"
+    )
+
+
+def _prepare_table(conn: sqlite3.Connection) -> None:
+    """Create the record table, or add the version column an older one lacks."""
+    conn.execute(
+        f"CREATE TABLE IF NOT EXISTS {_TABLE} (name TEXT PRIMARY KEY, "
+        "applied_at TEXT NOT NULL, package_version TEXT)"
+    )
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({_TABLE})")}
+    if "package_version" not in columns:
+        conn.execute(f"ALTER TABLE {_TABLE} ADD COLUMN package_version TEXT")
+
+
 def apply(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str]:
-    """Apply what is pending; return the names applied. Safe to call on every open.
+    """Apply what is pending; return the names applied. Safe to call on every open:
+    with nothing pending it only reads.
 
     `conn` must be in autocommit mode (`isolation_level=None`).
+
+    Raises:
+        ConfigError: If a newer version has migrated the database (see `check`).
     """
+    check(conn, migrations)
     applied = []
-    for migration in migrations:
+    for migration in pending(conn, migrations):
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {_TABLE} "
-                "(name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)"
-            )
-            if migration.name in _applied(conn):
-                conn.execute("COMMIT")
+            _prepare_table(conn)
+            if migration.name in {r.name for r in _records(conn)}:
+                conn.execute("COMMIT")  # another process applied it meanwhile
                 continue
             for statement in migration.statements:
                 conn.execute(statement)
             conn.execute(
-                f"INSERT INTO {_TABLE} (name, applied_at) VALUES (?, ?)",
-                (migration.name, datetime.now(timezone.utc).isoformat()),
+                f"INSERT INTO {_TABLE} (name, applied_at, package_version) "
+                "VALUES (?, ?, ?)",
+                (
+                    migration.name,
+                    datetime.now(timezone.utc).isoformat(),
+                    PACKAGE_VERSION,
+                ),
             )
         except BaseException:
             conn.execute("ROLLBACK")

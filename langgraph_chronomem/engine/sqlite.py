@@ -16,9 +16,9 @@ gap-free across processes too.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,7 +29,13 @@ import orjson
 from langgraph_chronomem.engine import migrations
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.sql import Dialect, Statement
-from langgraph_chronomem.errors import ConfigError, InvalidFilterError
+from langgraph_chronomem.engine.sqlite_file import connect, enable_wal, storage_error
+from langgraph_chronomem.errors import (
+    ConfigError,
+    InvalidFilterError,
+    ReadOnlyError,
+    StorageError,
+)
 
 __all__ = ["MIGRATIONS", "SqliteDialect", "SqliteEngine"]
 
@@ -139,6 +145,28 @@ def _json_path(key: str) -> str:
     return "$" + "".join(f'."{part}"' for part in parts)
 
 
+def _number(key: str, operand: float) -> float:
+    """A number operand as SQLite can compare it, like LangGraph's `SqliteStore`.
+
+    An int past SQLite's 64 bits compares as the nearest float (an infinity
+    beyond floats), so `{"$lt": 10**100}` matches every number.
+
+    Raises:
+        InvalidFilterError: For NaN, which no value equals or orders with.
+    """
+    if isinstance(operand, float) and math.isnan(operand):
+        raise InvalidFilterError(
+            f"the filter on {key!r} compares with NaN, which matches nothing; "
+            "to find items whose field is missing or null, filter on None"
+        )
+    if isinstance(operand, int) and not -(2**63) <= operand < 2**63:
+        try:
+            return float(operand)
+        except OverflowError:
+            return math.inf if operand > 0 else -math.inf
+    return operand
+
+
 def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
     """Equality that respects JSON types: `1` never equals `true` or `"1"`."""
     path = _json_path(key)
@@ -147,7 +175,8 @@ def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
     if isinstance(operand, bool):
         return "json_type(value, ?) = ?", [path, "true" if operand else "false"]
     if isinstance(operand, (int, float)):
-        return f"{_NUMBER} AND json_extract(value, ?) = ?", [path, path, operand]
+        number = _number(key, operand)
+        return f"{_NUMBER} AND json_extract(value, ?) = ?", [path, path, number]
     if isinstance(operand, str):
         return "json_type(value, ?) = 'text' AND json_extract(value, ?) = ?", [
             path,
@@ -186,7 +215,8 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
         )
     sign, path = _COMPARATORS[op], _json_path(key)
     if isinstance(operand, (int, float)) and not isinstance(operand, bool):
-        return f"{_NUMBER} AND json_extract(value, ?) {sign} ?", [path, path, operand]
+        number = _number(key, operand)
+        return f"{_NUMBER} AND json_extract(value, ?) {sign} ?", [path, path, number]
     if isinstance(operand, str):
         return (
             f"json_type(value, ?) = 'text' AND json_extract(value, ?) {sign} ?",
@@ -204,16 +234,26 @@ def filter_conditions(
 
     `{"city": "Paris"}` is equality, `{"age": {"$gte": 18}}` a comparison, and a
     nested mapping without operators (`{"profile": {"city": "Paris"}}`) matches
-    fields inside the object, like `InMemoryStore` does.
+    fields inside the object, like `InMemoryStore` does. Conditions are ANDed.
 
         >>> filter_conditions({"age": {"$gte": 18}})[0]
         ["json_type(value, ?) IN ('integer', 'real') AND json_extract(value, ?) >= ?"]
+
+    Raises:
+        InvalidFilterError: For an unknown operator, a key that is not a field
+            name (`$or` included), or an operand no value can match.
     """
     conditions: list[str] = []
     params: list[Any] = []
     for name, cond in filter.items():
         if not isinstance(name, str):
             raise InvalidFilterError(f"filter keys are strings, got {name!r}")
+        if name.startswith("$"):
+            raise InvalidFilterError(
+                f"{name!r} is not a field: a filter ANDs conditions on fields, "
+                "e.g. {'price': {'$lt': 10}}, and has no $or or $and (nor do "
+                "LangGraph's stores); run one search per alternative"
+            )
         key = f"{parent}.{name}" if parent else name
         operators = isinstance(cond, Mapping) and [
             k for k in cond if str(k).startswith("$")
@@ -296,24 +336,6 @@ class SqliteDialect(Dialect):
         )
 
 
-def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
-    """Switch to WAL, waiting out other openers.
-
-    Turning a new file to WAL needs an exclusive lock, and SQLite reports "locked"
-    at once there instead of using the busy timeout, so two processes creating
-    the same store together would fail without this retry.
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc) or time.monotonic() > deadline:
-                raise
-            time.sleep(0.005)
-
-
 class SqliteEngine:
     """The versioned log in a SQLite file.
 
@@ -326,10 +348,17 @@ class SqliteEngine:
         synchronous: SQLite's `synchronous` pragma. `FULL` (the default) makes
             every commit durable across power loss; `NORMAL` only across crashes
             of the process.
+        read_only: Open an existing database for reads only, e.g. on read-only
+            media: nothing is created, migrated or written, and write
+            transactions raise `ReadOnlyError`.
 
     Raises:
         ConfigError: If `scope_depth` contradicts the depth the database was
-            created with, or SQLite is older than 3.35.
+            created with, a newer langgraph-chronomem upgraded the database,
+            a read-only open finds it needs upgrading, or SQLite is older than
+            3.35.
+        StorageError: If the file cannot be opened as a database (not one,
+            damaged, read-only media without `read_only`, a full disk).
     """
 
     dialect = SqliteDialect()
@@ -342,6 +371,7 @@ class SqliteEngine:
         omit_expired: bool = False,
         busy_timeout: float = 30.0,
         synchronous: str = "FULL",
+        read_only: bool = False,
     ) -> None:
         if sqlite3.sqlite_version_info < MIN_SQLITE:
             raise ConfigError(
@@ -354,21 +384,20 @@ class SqliteEngine:
             )
         self.path = Path(path)
         self.omit_expired = omit_expired
+        self.read_only = read_only
+        self._closed = False
         self._lock = threading.Lock()
-        self.conn = sqlite3.connect(
-            self.path,
-            timeout=busy_timeout,
-            isolation_level=None,
-            check_same_thread=False,
-        )
-        try:
-            _enable_wal(self.conn, busy_timeout)
-            self.conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
-            migrations.apply(self.conn, MIGRATIONS)
-            self.scope_depth = self._settle_scope_depth(scope_depth)
-        except BaseException:
-            self.conn.close()
-            raise
+        with self._storage_faults(wrote=False):
+            self.conn = connect(self.path, busy_timeout, read_only=read_only)
+            try:
+                if not read_only:
+                    enable_wal(self.conn, busy_timeout)
+                    self.conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
+                self._migrate(MIGRATIONS)
+                self.scope_depth = self._settle_scope_depth(scope_depth)
+            except BaseException:
+                self.conn.close()
+                raise
 
     def _settle_scope_depth(self, requested: int | None) -> int:
         if requested is not None and (
@@ -377,11 +406,12 @@ class SqliteEngine:
             or requested < 0
         ):
             raise ConfigError(f"scope_depth must be an int >= 0, got {requested!r}")
-        self.conn.execute("BEGIN IMMEDIATE")  # before `scope_depth` exists
+        # A writer takes the lock before `scope_depth` exists.
+        self.conn.execute("BEGIN" if self.read_only else "BEGIN IMMEDIATE")
         try:
             row = self.conn.execute(self.dialect.META, ("scope_depth",)).fetchone()
             depth = requested or 0 if row is None else int(row[0])
-            if row is None:
+            if row is None and not self.read_only:
                 self.conn.execute(self.dialect.SET_META, ("scope_depth", str(depth)))
         finally:
             self.conn.execute("COMMIT")
@@ -392,6 +422,46 @@ class SqliteEngine:
             )
         return depth
 
+    def _migrate(self, steps: Sequence[migrations.Migration]) -> list[str]:
+        """Apply pending named migrations; a read-only open only checks them."""
+        if not self.read_only:
+            return migrations.apply(self.conn, steps)
+        migrations.check(self.conn, steps)
+        missing = [m.name for m in migrations.pending(self.conn, steps)]
+        if missing:
+            raise ConfigError(
+                f"this store needs upgrading ({', '.join(missing)}), which a "
+                "read-only open cannot do: open it once without read_only=True"
+            )
+        return []
+
+    @contextmanager
+    def _storage_faults(self, *, wrote: bool) -> Iterator[None]:
+        """Turn SQLite's storage failures into a `StorageError` that names the fix.
+
+        Other SQLite errors (a bug in a statement, a broken constraint) pass
+        through unchanged.
+        """
+        try:
+            yield
+        except sqlite3.Error as exc:
+            fault = storage_error(self.path, exc, wrote=wrote)
+            if fault is None:
+                raise
+            raise fault from exc
+
+    def check_writable(self, doing: str) -> None:
+        """Refuse work that writes (`doing` says what) before any of it is done.
+
+        Raises:
+            ReadOnlyError: If the store was opened with `read_only=True`.
+        """
+        if self.read_only:
+            raise ReadOnlyError(
+                f"the store at {self.path.parent} is open read-only, so it cannot "
+                f"{doing}: open it without read_only=True"
+            )
+
     @contextmanager
     def transaction(
         self, *, write: bool, rehearse: bool = False
@@ -401,8 +471,15 @@ class SqliteEngine:
         Write transactions take SQLite's write lock up front (`BEGIN IMMEDIATE`),
         so two writers never deadlock upgrading a read. With `rehearse=True` the
         transaction is always rolled back: a dry run that does the real work.
+
+        Raises:
+            ReadOnlyError: For a write transaction on a read-only store.
+            StorageError: If the store is closed, or storage fails (a full disk).
         """
-        with self._lock:
+        if write:
+            self.check_writable("write")
+        with self._lock, self._storage_faults(wrote=write and not rehearse):
+            self._check_open()
             self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
                 yield LogTransaction(
@@ -411,18 +488,34 @@ class SqliteEngine:
                     self.scope_depth,
                     omit_expired=self.omit_expired,
                 )
+                self.conn.execute("ROLLBACK" if rehearse else "COMMIT")
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                if self.conn.in_transaction:  # SQLite may have rolled back itself
+                    self.conn.execute("ROLLBACK")
                 raise
-            self.conn.execute("ROLLBACK" if rehearse else "COMMIT")
 
     def migrate(self, steps: Sequence[migrations.Migration]) -> list[str]:
         """Apply another component's named migrations (the checkpointer's) on
-        this connection, under its lock. Returns the names applied."""
-        with self._lock:
-            return migrations.apply(self.conn, steps)
+        this connection, under its lock. Returns the names applied.
+
+        Raises:
+            ConfigError: If a newer version migrated them, or a read-only
+                store still needs them.
+            StorageError: If the store is closed, or storage fails.
+        """
+        with self._lock, self._storage_faults(wrote=True):
+            self._check_open()
+            return self._migrate(steps)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StorageError(
+                f"the store at {self.path.parent} is closed: open it again "
+                "(ChronoStore.from_path) to keep using it"
+            )
 
     def close(self) -> None:
         """Close the connection. Safe to call twice."""
         with self._lock:
+            self._closed = True
             self.conn.close()

@@ -23,7 +23,17 @@ import orjson
 
 from langgraph_chronomem.errors import InvalidValueError
 
-__all__ = ["decode_time", "decode_value", "encode_time", "encode_value", "utc"]
+__all__ = [
+    "MAX_DEPTH",
+    "decode_time",
+    "decode_value",
+    "encode_time",
+    "encode_value",
+    "utc",
+]
+
+MAX_DEPTH = 254
+"""How deeply objects and lists may nest in a value: orjson's limit."""
 
 
 def _check_finite(value: Any, where: str) -> None:
@@ -44,17 +54,26 @@ def encode_value(value: Any) -> str:
 
     Raises:
         InvalidValueError: If `value` is not a mapping with string keys whose
-            contents JSON can hold.
+            contents JSON can hold, or nests deeper than `MAX_DEPTH`.
     """
     if not isinstance(value, Mapping):
         raise InvalidValueError(
             f"an item value must be a dict (a JSON object), got {type(value).__name__}"
         )
-    _check_finite(value, "")
     try:
-        return orjson.dumps(dict(value)).decode()
-    except TypeError as exc:
+        text = orjson.dumps(dict(value))
+    except TypeError as exc:  # orjson.JSONEncodeError
+        if "Recursion limit" in str(exc):
+            raise InvalidValueError(
+                f"value nests deeper than the {MAX_DEPTH} levels JSON encoding "
+                "allows; flatten it, e.g. keep the deep part as a list of paths"
+            ) from exc
         raise InvalidValueError(f"value cannot be stored as JSON: {exc}") from exc
+    # orjson writes NaN and the infinities as null, so only a value whose text
+    # holds a null can hide one; its depth is bounded now that it encoded.
+    if b"null" in text:
+        _check_finite(value, "")
+    return text.decode()
 
 
 def decode_value(text: str | bytes | None) -> dict[str, Any] | None:

@@ -261,9 +261,14 @@ class SearchIndex:
             self.vectors().catch_up(self.engine, changes=False)
 
     def close(self) -> None:
-        """Stop the resolver's worker thread."""
+        """Stop the resolver's worker thread, and close the embedded Chroma client
+        (one given by the caller stays the caller's to close)."""
         if self._resolver is not None:
             self._resolver.close()
+        with self._lock:
+            vectors, self._vectors = self._vectors, None
+        if vectors is not None and self._client is None:
+            vectors.client.close()
 
 
 def _embedded_chroma(path: Path) -> Any:
