@@ -1,13 +1,15 @@
 """Serve a graph on the LangGraph server with langgraph-chronomem as its store and
 checkpointer: memory with history, and time travel that keeps memory in step.
 
-`langgraph.json` beside this file declares all three (run `langgraph dev` here):
+`langgraph.json` at the repository root declares all three; run `langgraph dev`
+there. (`langgraph dev` resolves its paths from the working directory, `langgraph
+build` and `up` from the file's folder: at the root, the two agree.)
 
     {
-      "dependencies": [".."],
-      "graphs": {"memory_agent": "./server_graph.py:graph"},
-      "store": {"path": "./server_graph.py:make_store"},
-      "checkpointer": {"path": "./server_graph.py:make_checkpointer"}
+      "dependencies": ["."],
+      "graphs": {"memory_agent": "./examples/server_graph.py:graph"},
+      "store": {"path": "./examples/server_graph.py:make_store"},
+      "checkpointer": {"path": "./examples/server_graph.py:make_checkpointer"}
     }
 
 `store.path` and `checkpointer.path` name "file.py:attribute" (or "package.module.
@@ -29,6 +31,10 @@ knows whose memory to rewind:
     client.runs.wait(thread_id, "memory_agent", input={"note": "I moved to Paris"},
                      config={"configurable": {"user_id": "alice"}})
 
+The server fills `user_id` itself when a run names none: with the authenticated
+user, or `''` without auth (as under `langgraph dev`), which the memory namespace
+refuses with a `ConfigError` saying what to do.
+
 The graph needs no model: `recall` lists the user's notes, then `remember` adds
 the run's note. Replaying a thread from an earlier checkpoint (the Studio's
 "fork", or `runs.create` with a `checkpoint_id`) rolls that user's notes back to
@@ -46,7 +52,15 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 
-from langgraph_chronomem import ChronoCheckpointer, ChronoStore, shared_chronomem
+from langgraph_chronomem import (
+    ChronoCheckpointer,
+    ChronoStore,
+    NamespaceTemplate,
+    shared_chronomem,
+)
+
+# The user's notes, as the checkpointer's default `memory_namespace` names them.
+NOTES = NamespaceTemplate(("memories", "{user_id}"))
 
 
 def _settings() -> dict[str, Any]:
@@ -73,19 +87,15 @@ class Note(TypedDict, total=False):
     recalled: list[str]
 
 
-def _notes(config: RunnableConfig) -> tuple[str, str]:
-    return ("memories", config["configurable"]["user_id"])
-
-
 async def recall(state: Note, config: RunnableConfig, *, store: BaseStore) -> Note:
     """What we remember about this user, before this run's note."""
-    found = await store.asearch(_notes(config), limit=100)
+    found = await store.asearch(NOTES(config), limit=100)
     return {"recalled": sorted(item.value["text"] for item in found)}
 
 
 async def remember(state: Note, config: RunnableConfig, *, store: BaseStore) -> Note:
     """Keep this run's note."""
-    await store.aput(_notes(config), state["note"], {"text": state["note"]})
+    await store.aput(NOTES(config), state["note"], {"text": state["note"]})
     return {}
 
 

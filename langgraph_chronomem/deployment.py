@@ -4,7 +4,7 @@
     graph = builder.compile(store=store, checkpointer=checkpointer)
 
 `shared_chronomem` is what a LangGraph server deployment's `langgraph.json` points
-at (see `examples/langgraph.json` and docs).
+at (see `langgraph.json` at the repository root, and the docs).
 """
 
 from __future__ import annotations

@@ -18,6 +18,26 @@ from langgraph_chronomem.errors import ConfigError
 
 __all__ = ["NamespaceTemplate"]
 
+# The LangGraph server sets these to the authenticated user's identity, which is
+# "" without auth (as under `langgraph dev`); a client may send its own user_id,
+# never langgraph_auth_user_id. What to do when one of them comes empty:
+_SERVER_FIXES = {
+    "user_id": "pass user_id with each run, config={'configurable': "
+    "{'user_id': 'alice'}}, or configure auth in langgraph.json",
+    "langgraph_auth_user_id": "configure auth in langgraph.json",
+}
+
+
+def _empty_hint(key: str) -> str:
+    """Why `key` may have come empty from the LangGraph server, and the fix."""
+    fix = _SERVER_FIXES.get(key)
+    if fix is None:
+        return ""
+    return (
+        f"; the LangGraph server sets {key} to the authenticated user, which is '' "
+        f"without auth (as under `langgraph dev`): {fix}"
+    )
+
 
 class NamespaceTemplate:
     """A namespace whose `{placeholders}` are filled in on every call.
@@ -33,6 +53,14 @@ class NamespaceTemplate:
         Traceback (most recent call last):
         ...
         langgraph_chronomem.errors.ConfigError: namespace ('memories', '{user_id}') needs 'user_id' in the run's configurable or context; available: thread_id
+
+    An empty value is refused with what to do (the LangGraph server sends
+    `user_id=''` when no auth is configured):
+
+        >>> template({"configurable": {"user_id": ""}})
+        Traceback (most recent call last):
+        ...
+        langgraph_chronomem.errors.ConfigError: namespace value user_id='' must be a non-empty string without '.'; the LangGraph server sets user_id to the authenticated user, which is '' without auth (as under `langgraph dev`): pass user_id with each run, config={'configurable': {'user_id': 'alice'}}, or configure auth in langgraph.json
 
     Raises:
         ConfigError: For a malformed template (at creation), or a missing or
@@ -79,7 +107,7 @@ class NamespaceTemplate:
             if not isinstance(value, str) or not value or "." in value:
                 raise ConfigError(
                     f"namespace value {key}={value!r} must be a non-empty string "
-                    "without '.'"
+                    "without '.'" + (_empty_hint(key) if value == "" else "")
                 )
             values[key] = value
         return tuple(label.format_map(values) for label in self.template)

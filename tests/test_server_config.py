@@ -1,4 +1,4 @@
-"""examples/langgraph.json works the way the LangGraph server loads it.
+"""langgraph.json (at the repository root) works the way the LangGraph server loads it.
 
 The loaders below follow langgraph-api (0.16.7): a graph or checkpointer path
 "file.py:attr" is imported under a module name derived from the path (the
@@ -26,7 +26,7 @@ import pytest
 from langgraph_chronomem import ChronoStore, deployment
 from langgraph_chronomem.checkpoint import ChronoCheckpointer
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent
 _LOADED: list[str] = []  # sys.modules entries the loaders below made
 
 
@@ -34,16 +34,17 @@ _LOADED: list[str] = []  # sys.modules entries the loaders below made
 def server_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
     """langgraph.json, with the data directory in a temporary place."""
     monkeypatch.setenv("CHRONOMEM_PATH", str(tmp_path / "data"))
-    yield json.loads((EXAMPLES / "langgraph.json").read_text())
+    yield json.loads((ROOT / "langgraph.json").read_text())
     while _LOADED:  # forget the example modules loaded by path
         sys.modules.pop(_LOADED.pop(), None)
 
 
 def _file(reference: str) -> tuple[str, str]:
-    """An absolute 'file.py' (relative to langgraph.json, as the CLI resolves it)
-    and the attribute."""
+    """An absolute 'file.py' and the attribute: relative to langgraph.json's folder
+    (as `langgraph build` resolves it), which is the repository root, the working
+    directory of `langgraph dev` (tests/test_server.py runs that)."""
     path, attribute = reference.rsplit(":", 1)
-    return str((EXAMPLES / path).resolve()), attribute
+    return str((ROOT / path).resolve()), attribute
 
 
 def _exec(modname: str, path: str, register_as: str) -> ModuleType:
@@ -86,12 +87,11 @@ async def enter(stack: AsyncExitStack, factory: Any) -> Any:
 
 
 def test_langgraph_json_declares_store_and_checkpointer(server_config: Any) -> None:
-    assert server_config["store"] == {"path": "./server_graph.py:make_store"}
-    assert server_config["checkpointer"] == {
-        "path": "./server_graph.py:make_checkpointer"
-    }
-    assert server_config["graphs"] == {"memory_agent": "./server_graph.py:graph"}
-    assert (EXAMPLES / server_config["dependencies"][0] / "pyproject.toml").exists()
+    example = "./examples/server_graph.py"
+    assert server_config["store"] == {"path": f"{example}:make_store"}
+    assert server_config["checkpointer"] == {"path": f"{example}:make_checkpointer"}
+    assert server_config["graphs"] == {"memory_agent": f"{example}:graph"}
+    assert (ROOT / server_config["dependencies"][0] / "pyproject.toml").exists()
 
 
 async def test_the_server_wiring_runs_a_graph_with_time_travel(
