@@ -1,9 +1,10 @@
 """Semantic `search(prefix, query=...)` over HEAD items, checked against the log.
 
-Chroma proposes items by vector; the log decides. A hit counts only if the log's
-HEAD row for that item is the very row the vector was made from, and the item
-passes the search's filter — so a lagging or half-synced collection can make a
-search slower, never return a value that is not at HEAD (DESIGN.md, invariant 2).
+The vector side proposes items nearest first, exactly (every vector under the
+prefix is compared); the log decides. A hit counts only if the log's HEAD row for
+that item is the very row the vector was made from, and the item passes the
+search's filter — so a lagging or half-synced collection can make a search slower,
+never return a value that is not at HEAD (DESIGN.md, invariant 2).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.types import Namespace, StoredItem
-from langgraph_chronomem.search.vectors import VectorIndex
+from langgraph_chronomem.engine.types import StoredItem
+from langgraph_chronomem.search.vectors import ItemHit, VectorIndex
 
 __all__ = ["search_by_meaning"]
 
@@ -21,7 +22,7 @@ __all__ = ["search_by_meaning"]
 def search_by_meaning(
     tx: LogTransaction,
     index: VectorIndex,
-    prefix: Namespace,
+    prefix: tuple[str, ...],
     vector: Sequence[float],
     *,
     filter: Mapping[str, Any] | None,
@@ -30,26 +31,22 @@ def search_by_meaning(
 ) -> list[tuple[StoredItem, float]]:
     """HEAD items under `prefix` nearest to `vector`: (item, similarity), best first.
 
-    Asks Chroma for more neighbours than needed and widens the ask until enough
-    of them survive the log's check, or the collection has no more.
+    Reads the nearest vectors a chunk at a time and keeps those the log confirms,
+    until `offset + limit` are found or no vector is left: the same items, in the
+    same order, as comparing every HEAD item's vector would give.
     """
     wanted = offset + limit
-    ask = max(3 * wanted, 10)
-    while True:
-        hits = {
-            (h.namespace, h.key): h for h in index.query_items(prefix, vector, n=ask)
-        }
-        rows = (
-            tx.search(prefix, filter=filter, limit=len(hits), among=list(hits))
-            if hits
-            else []
-        )
-        fresh = [
-            (row, hits[row.namespace, row.key].score)
-            for row in rows
-            if hits[row.namespace, row.key].row_id == row.row_id
-        ]
-        if len(fresh) >= wanted or ask >= index.item_count():
-            fresh.sort(key=lambda pair: -pair[1])
-            return fresh[offset:wanted]
-        ask *= 4
+    found: list[tuple[StoredItem, float]] = []
+    for hits in index.nearest_items(prefix, vector, chunk=max(2 * wanted, 16)):
+        by_item: dict[tuple[tuple[str, ...], str], list[ItemHit]] = {}
+        for hit in hits:  # a stale row and the item's HEAD row may share a chunk
+            by_item.setdefault((hit.namespace, hit.key), []).append(hit)
+        rows = tx.search(prefix, filter=filter, limit=len(by_item), among=list(by_item))
+        for row in rows:
+            for hit in by_item[row.namespace, row.key]:
+                if hit.row_id == row.row_id:
+                    found.append((row, hit.score))
+        if len(found) >= wanted:
+            break
+    found.sort(key=lambda pair: -pair[1])
+    return found[offset:wanted]

@@ -23,16 +23,16 @@ left it, so what a change replaced is the vector of the row before it.
     1
     >>> [hit.version for hit in index.query_changes(("alice",), [1.0, 1.0], n=5)]
     [1]
-    >>> hits = index.query_items(("alice",), [1.0, 1.0], n=5)
-    >>> [(hit.namespace, hit.key) for hit in hits]
+    >>> [(hit.namespace, hit.key) for hit in next(index.nearest_items((), [1.0, 1.0]))]
     [(('alice',), 'city')]
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -55,6 +55,7 @@ ITEMS = "chronomem-items"
 CHANGES = "chronomem-changes"
 _RETIRED = ("chronomem-descriptors",)  # collections of older versions, dropped
 _BATCH = 256  # commits per catch-up step
+_PAGE = 4096  # vectors per read when topping up the copies kept in memory
 
 Progress = Callable[[int, int], None]
 """Called as `progress(done, total)` while commits are applied to the collections."""
@@ -94,34 +95,40 @@ def _prefix_filter(prefix: Namespace) -> dict[str, Any] | None:
 
 
 @dataclass(frozen=True)
-class _ScopeVectors:
-    """One scope's change vectors in memory: log rows, versions, unit vectors."""
+class _Kept:
+    """Vectors kept in memory for exact search: their log rows, what else each
+    needs (`tags`: versions for changes, namespaces and keys for items) and the
+    unit vectors, one per row of `matrix`."""
 
     last_row: int
     rows: np.ndarray
-    versions: np.ndarray
+    tags: tuple[np.ndarray, ...]
     matrix: np.ndarray
     mark: ProjectionState | None = None  # the collection's mark when topped up
 
     @staticmethod
-    def empty() -> _ScopeVectors:
-        return _ScopeVectors(
+    def empty(*tags: type) -> _Kept:
+        """Nothing kept yet, with tags of these types (`int`, `str`)."""
+        return _Kept(
             0,
             np.zeros(0, dtype=np.int64),
-            np.zeros(0, dtype=np.int64),
+            tuple(np.zeros(0, dtype=kind) for kind in tags),
             np.zeros((0, 0), dtype=np.float32),
         )
 
     def extend(
-        self, rows: list[int], versions: list[int], vectors: Any
-    ) -> _ScopeVectors:
+        self, rows: Sequence[int], tags: Sequence[Sequence[Any]], vectors: Any
+    ) -> _Kept:
         added = np.asarray(vectors, dtype=np.float32)
         added /= np.maximum(np.linalg.norm(added, axis=1, keepdims=True), 1e-12)
         matrix = np.vstack([self.matrix, added]) if len(self.rows) else added
-        return _ScopeVectors(
+        return _Kept(
             max(self.last_row, *rows),
             np.concatenate([self.rows, np.asarray(rows, dtype=np.int64)]),
-            np.concatenate([self.versions, np.asarray(versions, dtype=np.int64)]),
+            tuple(
+                np.concatenate([kept, np.asarray(new, dtype=kept.dtype.type)])
+                for kept, new in zip(self.tags, tags, strict=True)
+            ),
             matrix,
         )
 
@@ -155,10 +162,10 @@ class VectorIndex:
         self._paths = [
             (f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()
         ]
-        self._lock = threading.Lock()
-        self._kept_lock = threading.Lock()
-        self._kept: dict[str, _ScopeVectors] = {}  # scope key -> its vectors
-        self._changes_mark: ProjectionState | None = None  # as last caught up
+        self._lock = threading.Lock()  # Chroma writes, and the copies kept
+        self._kept: dict[str, _Kept] = {}  # scope key -> its change vectors
+        self._kept_items = _Kept.empty(str, str)  # item vectors: (namespace, key)
+        self._marks: dict[str, ProjectionState] = {}  # as last caught up
         self._fresh: set[str] = set()  # collections made anew: their marks restart
         retired = {c.name for c in client.list_collections()} & set(_RETIRED)
         for name in retired:
@@ -314,8 +321,7 @@ class VectorIndex:
             with engine.transaction(write=False) as tx:
                 seqs = ProjectionFeed(tx).commit_seqs_after(state.seq, limit=_BATCH)
             if not seqs:
-                if name == CHANGES:
-                    self._changes_mark = state
+                self._marks[name] = state
                 return applied
             apply(engine, known, after=state.seq, upto=seqs[-1])
             state = ProjectionState(seqs[-1], state.rebuild)
@@ -340,6 +346,7 @@ class VectorIndex:
             if scope is not None:
                 rows = feed.scope_head(scope)
                 self.items.delete(where={"scope": scope_key(scope)})
+                self._kept_items = _Kept.empty(str, str)  # rows made again are older
             else:
                 changed = feed.changed_items(after, upto)
                 rows = feed.head_rows(changed)
@@ -386,8 +393,7 @@ class VectorIndex:
             rows = tx.change_rows(scope=scope, after=after, upto=upto)
         if scope is not None:
             self.changes.delete(where={"scope": scope_key(scope)})
-            with self._kept_lock:
-                self._kept.pop(scope_key(scope), None)
+            self._kept.pop(scope_key(scope), None)
         self._add_changes([row for row in rows if row.text.new], known)
 
     def _add_changes(self, rows: Sequence[ChangeRow], known: Any) -> None:
@@ -419,36 +425,54 @@ class VectorIndex:
                 if name in {c.name for c in self.client.list_collections()}:
                     self.client.delete_collection(name)
             self.changes = self._collection(CHANGES)
-            with self._kept_lock:
-                self._kept.clear()
+            self._kept.clear()
+            self._kept_items = _Kept.empty(str, str)
             if self.item_fields is not None:
                 self.items = self._collection(ITEMS)
         return self.catch_up(engine, progress=progress)
 
     # -- queries --------------------------------------------------------------
 
-    def query_items(
-        self, prefix: Namespace, vector: Sequence[float], *, n: int
-    ) -> list[ItemHit]:
-        """The `n` nearest item vectors under `prefix`, one hit per item, best first."""
-        if self.items is None or n <= 0:
-            return []
-        found = self.items.query(
-            query_embeddings=[list(vector)],
-            n_results=n,
-            where=_prefix_filter(prefix),
-            include=["metadatas", "distances"],
-        )
-        best: dict[str, ItemHit] = {}
-        for meta, distance in zip(
-            found["metadatas"][0], found["distances"][0], strict=True
-        ):
-            hit = ItemHit(
-                tuple(meta["ns"].split(".")), meta["key"], meta["row"], 1.0 - distance
-            )
-            if meta["item"] not in best:  # results come best first
-                best[meta["item"]] = hit
-        return list(best.values())
+    def nearest_items(
+        self, prefix: Namespace, vector: Sequence[float], *, chunk: int = 64
+    ) -> Iterator[list[ItemHit]]:
+        """Item vectors under `prefix`, nearest first, in chunks: one hit per log
+        row (its best field), with the row it was made from.
+
+        Exact: every item vector under the prefix is compared (one matrix product
+        over a copy kept in memory and topped up from Chroma), so no approximate
+        index can drop a near-duplicate or another user's vector crowd one out.
+        Vectors of rows no longer at HEAD may linger in the copy; callers check
+        every hit against the log (invariant 2) and read on to the next chunk.
+        """
+        kept = self._item_vectors()
+        if not len(kept.rows):
+            return
+        namespaces, keys = kept.tags
+        order = np.arange(len(kept.rows))
+        if prefix:
+            text = namespace_text(prefix)
+            under = (namespaces == text) | np.char.startswith(namespaces, text + ".")
+            order = order[under]
+        query = np.asarray(vector, dtype=np.float32)
+        query = query / (float(np.linalg.norm(query)) or 1.0)
+        scores = kept.matrix[order] @ query
+        order = order[np.argsort(-scores, kind="stable")]
+        seen: set[int] = set()
+        hits: list[ItemHit] = []
+        for i in order:
+            row = int(kept.rows[i])
+            if row in seen:  # another field of the same row, less near
+                continue
+            seen.add(row)
+            namespace = tuple(str(namespaces[i]).split("."))
+            score = float(kept.matrix[i] @ query)
+            hits.append(ItemHit(namespace, str(keys[i]), row, score))
+            if len(hits) == chunk:
+                yield hits
+                hits = []
+        if hits:
+            yield hits
 
     def query_changes(
         self, scope: Namespace, vector: Sequence[float], *, n: int
@@ -467,7 +491,7 @@ class VectorIndex:
         scores = kept.matrix @ query
         best = np.argsort(-scores, kind="stable")[:n]
         return [
-            ChangeHit(int(kept.rows[i]), int(kept.versions[i]), float(scores[i]))
+            ChangeHit(int(kept.rows[i]), int(kept.tags[0][i]), float(scores[i]))
             for i in best
         ]
 
@@ -480,30 +504,71 @@ class VectorIndex:
         found = np.nonzero(np.isin(kept.rows, np.asarray(row_ids, dtype=np.int64)))
         return {int(kept.rows[i]): kept.matrix[i] for i in found[0]}
 
-    def _scope_vectors(self, scope: Namespace) -> _ScopeVectors:
-        """The scope's change vectors, topped up with the rows added since.
+    def _scope_vectors(self, scope: Namespace) -> _Kept:
+        """The scope's change vectors, topped up with the rows added since."""
+        key = scope_key(scope)
+        with self._lock:
+            kept = self._top_up(
+                self.changes,
+                self._kept.get(key) or _Kept.empty(int),
+                self._marks.get(CHANGES),
+                {"scope": key},
+                lambda meta: (meta["version"],),
+            )
+            self._kept[key] = kept
+            return kept
+
+    def _item_vectors(self) -> _Kept:
+        """Every item vector, topped up with the rows added since."""
+        if self.items is None:
+            return _Kept.empty(str, str)
+        with self._lock:
+            kept = self._kept_items
+            if len(kept.rows) > 2 * self.items.count() + _PAGE:
+                kept = _Kept.empty(str, str)  # mostly rows no longer at HEAD: read anew
+            self._kept_items = self._top_up(
+                self.items,
+                kept,
+                self._marks.get(ITEMS),
+                None,
+                lambda meta: (meta["ns"], meta["key"]),
+            )
+            return self._kept_items
+
+    def _top_up(
+        self,
+        collection: Any,
+        kept: _Kept,
+        mark: ProjectionState | None,
+        where: dict[str, Any] | None,
+        tags: Callable[[Mapping[str, Any]], tuple[Any, ...]],
+    ) -> _Kept:
+        """`kept` with the collection's vectors of rows after its last one.
 
         Log row ids only grow (AUTOINCREMENT), so "rows after the last one kept"
         is exactly what is new, and nothing is new while the collection's mark
-        has not moved since the last `catch_up`. Rows a reset removed may linger
-        here until a rebuild; callers check every hit against the log
-        (invariant 2).
+        has not moved since the last top-up; a projection made again from older
+        rows empties what was kept first.
         """
-        key, mark = scope_key(scope), self._changes_mark
-        with self._kept_lock:
-            kept = self._kept.get(key) or _ScopeVectors.empty()
-            if mark is not None and kept.mark == mark:
-                return kept
-            found = self.changes.get(
-                where={"$and": [{"scope": key}, {"row": {"$gt": kept.last_row}}]},
-                include=["embeddings", "metadatas"],
-            )
-            if found["ids"]:
-                kept = kept.extend(
-                    [int(i) for i in found["ids"]],
-                    [m["version"] for m in found["metadatas"]],
-                    found["embeddings"],
-                )
-            kept = replace(kept, mark=mark)
-            self._kept[key] = kept
+        if mark is not None and kept.mark == mark:
             return kept
+        newer: dict[str, Any] = {"row": {"$gt": kept.last_row}}
+        condition = {"$and": [where, newer]} if where else newer
+        for offset in itertools.count(0, _PAGE):  # the caller holds the lock
+            found = collection.get(
+                where=condition,
+                include=["embeddings", "metadatas"],
+                limit=_PAGE,
+                offset=offset,
+            )
+            if not found["ids"]:
+                break
+            metas = found["metadatas"]
+            kept = kept.extend(
+                [m["row"] for m in metas],
+                list(zip(*(tags(m) for m in metas), strict=True)),
+                found["embeddings"],
+            )
+            if len(found["ids"]) < _PAGE:
+                break
+        return replace(kept, mark=mark)

@@ -1,0 +1,130 @@
+"""Semantic search is exact: the same top-k as comparing every HEAD vector.
+
+Approximate nearest-neighbour indexes drop near-duplicate vectors and let one
+user's many similar memories crowd out another's. These tests build the sets that
+break them (thousands of identical vectors, many users, items updated and deleted
+so stale vectors linger) in a real store with a real Chroma, and compare every
+search with a brute-force cosine over the HEAD items under the prefix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from langgraph.store.base import PutOp
+
+from langgraph_chronomem import ChronoStore
+
+DIMS = 16
+WORDS = [f"w{i}" for i in range(12)]  # a small vocabulary: many near-duplicates
+
+
+def hashed(text: str) -> list[float]:
+    """A deterministic embedding: a sum of one pseudo-random vector per word."""
+    total = np.zeros(DIMS)
+    for word in text.split():
+        seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
+        total += np.random.default_rng(seed).standard_normal(DIMS)
+    return [float(x) for x in total]
+
+
+def embed(texts: list[str]) -> list[list[float]]:
+    return [hashed(t) for t in texts]
+
+
+INDEX = {"dims": DIMS, "embed": embed, "fields": ["text"]}
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[ChronoStore]:
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2, index=INDEX) as s:  # type: ignore[arg-type]
+        yield s
+
+
+def brute_force(
+    store: ChronoStore, prefix: tuple[str, ...], query: str, k: int
+) -> list[tuple[tuple[tuple[str, ...], str], float]]:
+    """The top `k` HEAD items under `prefix` by cosine to `query`, one by one."""
+    q = np.asarray(hashed(query))
+    q /= np.linalg.norm(q)
+    scored = []
+    for item in store.search(prefix, limit=100_000):
+        v = np.asarray(hashed(item.value["text"]))
+        scored.append(((item.namespace, item.key), float(v @ q / np.linalg.norm(v))))
+    scored.sort(key=lambda pair: -pair[1])
+    return scored[:k]
+
+
+def assert_exact(store: ChronoStore, prefix: tuple[str, ...], query: str) -> None:
+    found = store.search(prefix, query=query, limit=10)
+    expected = brute_force(store, prefix, query, 10)
+    assert [i.score for i in found] == pytest.approx([s for _, s in expected], abs=1e-5)
+    # where scores tie the order may differ, never the items above the last score
+    last = expected[-1][1] if expected else 0.0
+    above = {key for key, score in expected if score > last + 1e-5}
+    assert above <= {(i.namespace, i.key) for i in found}
+
+
+def test_one_memory_among_hundreds_of_identical_ones_is_found(
+    store: ChronoStore,
+) -> None:
+    store.put(("test", "M"), "m", {"text": "w1 w2 w3"})
+    for i in range(200):
+        store.put(("test", f"user{i}"), "n", {"text": "w7"})
+    for prefix in [("test",), ("test", "M")]:
+        found = store.search(prefix, query="w1 w2 w3", limit=10)
+        assert found[0].namespace == ("test", "M")
+        assert found[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_target_among_thousands_of_identical_vectors_in_one_scope(
+    store: ChronoStore,
+) -> None:
+    scope = ("memories", "alice")
+    store.batch([PutOp(scope, f"dup{i}", {"text": "w4 w5"}) for i in range(3000)])
+    store.put(scope, "target", {"text": "w9"})
+    found = store.search(scope, query="w9", limit=3)
+    assert found[0].key == "target"
+    assert found[0].score == pytest.approx(1.0, abs=1e-5)
+    assert_exact(store, scope, "w4 w5")
+
+
+def test_many_users_updates_and_deletes_search_like_brute_force(
+    store: ChronoStore,
+) -> None:
+    rng = random.Random(7)
+    users = [f"u{i}" for i in range(30)]
+    for round_ in range(3):  # later rounds update and delete: stale vectors linger
+        for user in users:
+            ops = []
+            for key in range(15):
+                gone = round_ and rng.random() < 0.2
+                text = " ".join(rng.choices(WORDS, k=rng.randint(1, 3)))
+                value = None if gone else {"text": text}
+                ops.append(PutOp(("memories", user), f"k{key}", value))
+            store.batch(ops)
+    queries = [" ".join(rng.choices(WORDS, k=rng.randint(1, 3))) for _ in range(20)]
+    for query in queries:
+        assert_exact(store, (), query)
+        assert_exact(store, ("memories",), query)
+        assert_exact(store, ("memories", rng.choice(users)), query)
+
+
+def test_offset_pages_through_the_exact_order(store: ChronoStore) -> None:
+    rng = random.Random(3)
+    for i in range(60):
+        store.put(("memories", f"u{i % 6}"), f"k{i}", {"text": rng.choice(WORDS)})
+    query = "w3 w5"
+    whole = [(i.namespace, i.key) for i in store.search((), query=query, limit=60)]
+    pages: list[Any] = []
+    for offset in range(0, 60, 7):
+        pages += store.search((), query=query, limit=7, offset=offset)
+    scores = [i.score for i in pages]
+    assert scores == sorted(scores, reverse=True)
+    assert len({(i.namespace, i.key) for i in pages}) == len(whole) == 60
