@@ -188,7 +188,7 @@ def warm_up(
     with fts, engine.transaction(write=True) as tx:
         indexed = tx.index_changes()
     with _stopwatch(spent, "Chroma catch-up (embed all changes)", cpu):
-        embedded = vectors.catch_up(engine, items=False)
+        embedded = vectors.catch_up(items=False)
     spent["commits indexed"] = indexed
     spent["commits embedded"] = embedded
     scope = scope_of(TARGET)

@@ -661,7 +661,7 @@ class ChronoStore(BaseStore):
         """
         with self._engine.transaction(write=True) as tx:
             tx.reindex_changes()
-        return self._search.vectors().rebuild(self._engine, progress)
+        return self._search.vectors().rebuild(progress)
 
     # -- async twins -----------------------------------------------------------
 

@@ -78,7 +78,7 @@ def arm(point: str) -> None:
         save = ProjectionFeed.save
 
         def save_or_die(self: ProjectionFeed, name: str, state: Any) -> None:
-            if name == ITEMS:
+            if name.startswith(f"{ITEMS}-"):
                 _die()
             save(self, name, state)
 

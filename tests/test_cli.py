@@ -32,6 +32,8 @@ from langgraph_chronomem import ChronoStore, commit_context
 from langgraph_chronomem.cli import build_parser, main
 from langgraph_chronomem.cli.errors import exit_code
 from langgraph_chronomem.errors import InvalidRequestError
+from langgraph_chronomem.models import DEFAULT_EMBEDDER
+from langgraph_chronomem.search.vectors import CHANGES, collection_name
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs" / "cli.md"
@@ -638,13 +640,14 @@ def test_reindex_then_stats(cli, copy: Path) -> None:
     # Both indexes mark the last commit they read; no item vectors without an
     # `index` config.
     marks = {p["name"]: (p["seq"], p["behind"]) for p in data["projections"]}
-    assert marks == {"full-text": (6, 0), "chronomem-changes": (6, 0)}
+    changes = collection_name(CHANGES, DEFAULT_EMBEDDER)
+    assert marks == {"full-text": (6, 0), changes: (6, 0)}
     assert data["files"]["database"] > 0 and data["files"]["chroma"] > 0
     # One change vector per item change with a value: the delete has none.
     client = chromadb.PersistentClient(
         path=str(copy / "chroma"), settings=Settings(anonymized_telemetry=False)
     )
-    assert client.get_collection("chronomem-changes").count() == 5
+    assert client.get_collection(changes).count() == 5
 
 
 def test_stats_for_one_scope(cmd, demo: Path) -> None:

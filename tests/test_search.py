@@ -124,6 +124,25 @@ def head_row_ids(root: Path) -> set[int]:
     return {r[0] for r in rows(root, "SELECT id FROM items WHERE valid_to IS NULL")}
 
 
+def named(client: Any, kind: str, embedder: str = "") -> str:
+    """The name of the store's ITEMS or CHANGES collection (one per embedder and
+    fields: with several, the one whose embedder ends with `embedder`)."""
+    names = [
+        c.name
+        for c in client.list_collections()
+        if c.name.startswith(f"{kind}-")
+        and client.get_collection(c.name).metadata["embedder"].endswith(embedder)
+    ]
+    assert len(names) <= 1, f"several {kind} collections: {names}"
+    return names[0] if names else f"{kind}-none"
+
+
+def mark_of(root: Path, kind: str) -> int:
+    """The mark of the store's one ITEMS or CHANGES projection."""
+    (seq,) = [seq for name, seq in marks(root).items() if name.startswith(f"{kind}-")]
+    return seq
+
+
 def dump(client: Any, name: str) -> dict[str, tuple[np.ndarray, dict[str, Any]]]:
     """Every vector of a collection: id -> (embedding, metadata)."""
     if name not in {c.name for c in client.list_collections()}:
@@ -435,7 +454,9 @@ def test_put_index_false_is_stored_but_never_found_by_meaning(
     found = istore.search(ALICE, query="I am afraid of spiders", limit=10)
     assert [i.key for i in found] == ["home"]
     assert istore.get(ALICE, "fear").value == {"text": "I am afraid of spiders"}  # type: ignore[union-attr]
-    assert {m["key"] for _, m in dump(client, ITEMS).values()} == {"home"}
+    assert {m["key"] for _, m in dump(client, named(client, ITEMS)).values()} == {
+        "home"
+    }
 
 
 def test_put_index_fields_choose_what_is_embedded(
@@ -453,7 +474,7 @@ def test_put_index_fields_choose_what_is_embedded(
         index=["missing.field"],
     )
     istore.put(ALICE, "home", {"text": BOSTON})
-    vectors = dump(client, ITEMS)
+    vectors = dump(client, named(client, ITEMS))
     hobby_row = row_id(tmp_path, ALICE, "hobby", 1)
     assert sorted(vectors) == sorted(
         [f"{hobby_row}:other.field", f"{row_id(tmp_path, ALICE, 'home', 3)}:text"]
@@ -479,7 +500,10 @@ def test_put_index_fields_choose_what_is_embedded(
         ALICE, "hobby", {"text": "I collect stamps", "other": {"field": "violin"}}
     )
     assert istore.search(ALICE, query="stamp collecting", limit=1)[0].key == "hobby"
-    assert {m["key"] for _, m in dump(client, ITEMS).values()} == {"hobby", "home"}
+    assert {m["key"] for _, m in dump(client, named(client, ITEMS)).values()} == {
+        "hobby",
+        "home",
+    }
 
 
 async def test_aput_then_asearch(istore: ChronoStore) -> None:
@@ -519,7 +543,11 @@ def test_custom_sync_embed_function(tmp_path: Path, client: Any) -> None:
             store.search(ALICE, query="violin orchestra", limit=10), "violin orchestra"
         )
     assert CALLS["sync"] > before
-    assert client.get_collection(ITEMS).metadata["embedder"].endswith("toy_embed")
+    assert (
+        client.get_collection(named(client, ITEMS))
+        .metadata["embedder"]
+        .endswith("toy_embed")
+    )
 
 
 async def test_custom_async_embed_function_is_used_by_aput_and_asearch(
@@ -594,22 +622,21 @@ async def test_custom_langchain_embeddings_object(tmp_path: Path, client: Any) -
         )
     assert embeddings.calls > 0
     assert (
-        client.get_collection(ITEMS)
+        client.get_collection(named(client, ITEMS))
         .metadata["embedder"]
         .endswith("ToyEmbeddings:toy-128-lc")
     )
 
 
-def test_collections_are_rebuilt_when_the_embedder_changes(
-    tmp_path: Path, client: Any
-) -> None:
+def test_each_embedder_gets_collections_of_its_own(tmp_path: Path, client: Any) -> None:
     with open_store(
         tmp_path, index={"fields": ["text"], "embed": toy_embed}, chroma_client=client
     ) as store:
         put_toy_items(store)
         # the change collection catches up too
         store.resolve(ALICE, "undo the garden")
-    assert len(dump(client, CHANGES)) == 3
+    first = {kind: dump(client, named(client, kind)) for kind in (ITEMS, CHANGES)}
+    assert len(first[CHANGES]) == 3
     new = ToyEmbeddings(dims=128, salt="second")
 
     def toy(text: str) -> list[float]:
@@ -618,12 +645,7 @@ def test_collections_are_rebuilt_when_the_embedder_changes(
     with open_store(
         tmp_path, index={"fields": ["text"], "embed": new}, chroma_client=client
     ) as store:
-        assert (
-            client.get_collection(ITEMS)
-            .metadata["embedder"]
-            .endswith("ToyEmbeddings:toy-128-second")
-        )
-        items = dump(client, ITEMS)
+        items = dump(client, named(client, ITEMS, "ToyEmbeddings:toy-128-second"))
         assert sorted(m["key"] for _, m in items.values()) == sorted(TOY_ITEMS), (
             "items not re-embedded"
         )
@@ -635,8 +657,24 @@ def test_collections_are_rebuilt_when_the_embedder_changes(
         resolution = store.resolve(ALICE, "undo the tomatoes in my garden")
         assert resolution.best is not None and resolution.best.commit.version == 2
         assert resolution.best.scores.dense_rank == 1
-        changes = dump(client, CHANGES)
+        changes = dump(client, named(client, CHANGES, "toy-128-second"))
         assert len(changes) == 3 and all(v.shape == (128,) for v, _ in changes.values())
+    # the first model's vectors are untouched, for a store still opened with it
+    for kind in (ITEMS, CHANGES):
+        after = dump(client, named(client, kind, "toy_embed"))
+        assert_same_vectors(first[kind], after, kind)
+
+
+def test_other_fields_get_collections_of_their_own(tmp_path: Path, client: Any) -> None:
+    index = {"fields": ["text"], "embed": toy_embed}
+    with open_store(tmp_path, index=index, chroma_client=client) as store:
+        store.put(ALICE, "note", {"text": "violin lessons", "title": "garden"})
+    with open_store(
+        tmp_path, index={**index, "fields": ["title"]}, chroma_client=client
+    ) as store:
+        found = store.search(ALICE, query="garden", limit=1)
+        assert found[0].key == "note"
+        assert found[0].score == pytest.approx(1.0, abs=1e-6), "made from the new field"
 
 
 # ==============================================================================
@@ -692,7 +730,7 @@ def test_semantic_search_only_returns_head(
         if lagging:  # the projection stops catching up, as if its writer died
             monkeypatch.setattr(store._search, "after_commit", lambda known: None)
         current, stale = _change(store, kind)
-        vector_rows = {m["row"] for _, m in dump(client, ITEMS).values()}
+        vector_rows = {m["row"] for _, m in dump(client, named(client, ITEMS)).values()}
         # a lagging index still holds the Paris vector; one caught up does not
         assert (paris_row in vector_rows) is lagging
         if current is None:
@@ -713,7 +751,7 @@ def test_planted_stale_vectors_are_never_returned(tmp_path: Path, client: Any) -
         store.put(ALICE, "home", {"text": PARIS})  # v2
         store.put(ALICE, "diary", {"text": DIARY})  # v3
         store.delete(ALICE, "diary")  # v4
-        items = client.get_collection(ITEMS)
+        items = client.get_collection(named(client, ITEMS))
 
         def plant(vid: str, text: str, key: str, row: int) -> None:
             items.upsert(
@@ -829,7 +867,7 @@ def test_kill_9_between_commit_and_chroma_update(
     root, (returncode, output) = crashed[point, action]
     assert returncode == -signal.SIGKILL, output
     head, current, stale = child.expected(action)
-    assert marks(root)[ITEMS] < max_seq(root), (
+    assert mark_of(root, ITEMS) < max_seq(root), (
         "the kill came before the projection's mark"
     )
     client = chroma(root / "chroma")
@@ -842,12 +880,12 @@ def test_kill_9_between_commit_and_chroma_update(
             assert store.get(ALICE, "home").value == {"text": current}  # type: ignore[union-attr]
             for query in (stale, current, CAT):
                 found_by_meaning(store, ALICE, query, never={stale})
-        assert marks(root)[ITEMS] < max_seq(root)
+        assert mark_of(root, ITEMS) < max_seq(root)
 
     # Reopened normally, the index heals before the first read.
     with open_store(root) as store:
-        assert marks(root)[ITEMS] == max_seq(root)
-        vectors = dump(client, ITEMS)
+        assert mark_of(root, ITEMS) == max_seq(root)
+        vectors = dump(client, named(client, ITEMS))
         assert {m["row"] for _, m in vectors.values()} == head_row_ids(root)
         assert len(vectors) == 2
         top = store.search(ALICE, query=current, limit=1)[0]
@@ -865,7 +903,12 @@ def _projections(root: Path, client: Any) -> tuple[Any, ...]:
     fts = sorted(
         rows(root, "SELECT rowid, scope_key, added, new, old, context FROM changes")
     )
-    return fts, dump(client, ITEMS), dump(client, CHANGES), marks(root)
+    return (
+        fts,
+        dump(client, named(client, ITEMS)),
+        dump(client, named(client, CHANGES)),
+        marks(root),
+    )
 
 
 def test_reindex_rebuilds_every_projection_bit_for_bit(
@@ -928,10 +971,12 @@ def test_reindex_rebuilds_every_projection_bit_for_bit(
                 "VALUES (9999, 'sx', '', 'junk', '', '')"
             )
         con.close()
-        client.get_collection(ITEMS).upsert(
+        client.get_collection(named(client, ITEMS)).upsert(
             ids=["junk"], embeddings=[embed("junk").tolist()], metadatas=[{"row": 1}]
         )
-        client.get_collection(CHANGES).delete(ids=[next(iter(before[2]))])
+        client.get_collection(named(client, CHANGES)).delete(
+            ids=[next(iter(before[2]))]
+        )
 
         reports: list[tuple[int, int]] = []
         count = store.reindex(lambda done, total: reports.append((done, total)))
@@ -1501,14 +1546,16 @@ def test_opened_without_its_custom_model_a_store_refuses_rather_than_reembeds(
     with open_store(tmp_path, index=index, chroma_client=client) as store:
         put_toy_items(store)
         store.resolve(ALICE, "undo the garden")
-    before = dump(client, CHANGES)
+    before = dump(client, named(client, CHANGES))
     with ChronoStore.from_path(tmp_path, chroma_client=client) as store:
         with pytest.raises(ConfigError, match="same index="):
             store.resolve(ALICE, "undo the garden")
         with pytest.raises(ConfigError, match="same index="):
             store.reindex()
         assert store.get(ALICE, "garden") is not None, "plain reads still work"
-    assert dump(client, CHANGES).keys() == before.keys(), "nothing was re-embedded"
+    assert dump(client, named(client, CHANGES)).keys() == before.keys(), (
+        "nothing was re-embedded"
+    )
     with open_store(tmp_path, index=index, chroma_client=client) as store:
         assert store.resolve(ALICE, "undo the garden").best is not None
 

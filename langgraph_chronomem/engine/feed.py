@@ -95,6 +95,10 @@ class ProjectionFeed:
         rebuild = json.dumps([list(scope) for scope in state.rebuild])
         self.cur.execute(self.sql.SAVE_PROJECTION, (state.seq, rebuild, name))
 
+    def forget(self, name: str) -> None:
+        """Drop the mark of a projection that is gone for good."""
+        self.cur.execute(self.sql.FORGET_PROJECTION, (name,))
+
     def commit_seqs_after(self, seq: int, *, limit: int) -> list[int]:
         """The next commits' seqs after `seq`, oldest first."""
         return [row[0] for row in self.cur.execute(self.sql.SEQS_AFTER, (seq, limit))]

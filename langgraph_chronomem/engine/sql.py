@@ -92,6 +92,7 @@ class Dialect:
         "SET seq = excluded.seq, rebuild = excluded.rebuild"
     )
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
+    FORGET_PROJECTION = "DELETE FROM projections WHERE name = ?"
     SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
     COUNT_AFTER = "SELECT count(*) FROM commits WHERE seq > ?"
     CHANGED_ITEMS = (

@@ -24,11 +24,13 @@ import asyncio
 import functools
 import json
 import logging
+import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
@@ -37,9 +39,14 @@ from langgraph.store.base.embed import EmbeddingsLambda
 from langgraph_chronomem import models
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Write
-from langgraph_chronomem.errors import ConfigError
+from langgraph_chronomem.errors import ChronomemError, ConfigError
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
 from langgraph_chronomem.search.vectors import VectorIndex
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, one process is on its honour
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["SearchIndex", "caller_loop", "load_reranker"]
 
@@ -147,6 +154,7 @@ class SearchIndex:
         self._lock = threading.Lock()
         self._embeddings: Embeddings | None = None
         self._vectors: VectorIndex | None = None
+        self._chroma_lock: _ChromaLock | None = None
         self._resolver: Resolver | None = None
 
     def _settle_index(self, *, given: bool) -> None:
@@ -197,21 +205,52 @@ class SearchIndex:
         """The Chroma projections (opened on first use).
 
         Raises:
-            ConfigError: If the store's index needs a model this open lacks.
+            ConfigError: If the store's index needs a model this open lacks, or
+                another process has the embedded Chroma open.
         """
         if self._unusable:
             raise ConfigError(self._unusable)
         embeddings = self.embeddings
         with self._lock:
             if self._vectors is None:
-                client = self._client or _embedded_chroma(self.directory / CHROMA_DIR)
-                self._vectors = VectorIndex(
-                    client,
-                    embeddings,
-                    _embedder_name(self._embed),
-                    item_fields=self.item_fields,
-                )
+                self._vectors = self._open_vectors(embeddings)
             return self._vectors
+
+    def _open_vectors(self, embeddings: Embeddings) -> VectorIndex:
+        """The projections on the caller's client, or on the embedded Chroma.
+
+        An embedded Chroma that cannot be opened or read (what a kill inside a
+        Chroma write, or a damaged file, leaves) is moved aside with a warning and
+        made again: it is derived data, and the log rebuilds it.
+        """
+
+        def projections(client: Any) -> VectorIndex:
+            return VectorIndex(
+                self.engine,
+                client,
+                embeddings,
+                _embedder_name(self._embed),
+                item_fields=self.item_fields,
+            )
+
+        if self._client is not None:
+            return projections(self._client)
+        path = self.directory / CHROMA_DIR
+        self._chroma_lock = _ChromaLock.acquire(path)
+        try:
+            return projections(_embedded_chroma(path)).check()
+        except ChronomemError:
+            raise
+        except Exception as exc:  # Chroma's own errors are of many kinds
+            aside = path.with_name(f"{CHROMA_DIR}.broken-{time.time_ns()}")
+            logger.warning(
+                "the vector index at %s cannot be used (%s: %s); moved it to %s "
+                "and rebuilding it from the log",
+                path, type(exc).__name__, str(exc).splitlines()[0], aside,
+            )  # fmt: skip
+            path.rename(aside)
+            _forget_chroma(path)
+            return projections(_embedded_chroma(path))
 
     def resolver(self) -> Resolver:
         """The undo search (its reranker loads on first use)."""
@@ -248,7 +287,7 @@ class SearchIndex:
         if not self.indexes_items:
             return
         try:
-            self.vectors().catch_up(self.engine, changes=False, known=known)
+            self.vectors().catch_up(changes=False, known=known)
         except Exception:
             logger.warning(
                 "item vectors lag behind the log; next write or open retries",
@@ -257,8 +296,8 @@ class SearchIndex:
 
     def heal(self) -> None:
         """On open: apply what a crash kept from the item collection, if anything."""
-        if self.indexes_items and self.vectors().behind(self.engine):
-            self.vectors().catch_up(self.engine, changes=False)
+        if self.indexes_items and self.vectors().behind():
+            self.vectors().catch_up(changes=False)
 
     def close(self) -> None:
         """Stop the resolver's worker thread, and close the embedded Chroma client
@@ -267,8 +306,11 @@ class SearchIndex:
             self._resolver.close()
         with self._lock:
             vectors, self._vectors = self._vectors, None
+            lock, self._chroma_lock = self._chroma_lock, None
         if vectors is not None and self._client is None:
             vectors.client.close()
+        if lock is not None:
+            lock.release()
 
 
 def _embedded_chroma(path: Path) -> Any:
@@ -278,6 +320,66 @@ def _embedded_chroma(path: Path) -> Any:
     return chromadb.PersistentClient(
         path=str(path), settings=Settings(anonymized_telemetry=False)
     )
+
+
+def _forget_chroma(path: Path) -> None:
+    """Drop Chroma's cached client system for `path`: it caches one per path in
+    the process, a broken one too, and would hand it out again."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    SharedSystemClient._identifier_to_system.pop(str(path), None)
+
+
+class _ChromaLock:
+    """An embedded Chroma directory is one process's: held by every store of
+    this process that opened it, refused to any other process.
+
+    Embedded Chroma is not built for several writer processes (measured: 45x
+    slower writes, then a crash or a hang on the next search), so a second
+    process gets an error naming the way that works, a Chroma server.
+    """
+
+    _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # path -> (fd, holders)
+    _guard = threading.Lock()
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def acquire(cls, path: Path) -> _ChromaLock:
+        """Hold `path` for this process.
+
+        Raises:
+            ConfigError: If another process holds it.
+        """
+        key = path.resolve()
+        with cls._guard:
+            fd, holders = cls._held.get(key, (-1, 0))
+            if not holders and fcntl is not None:
+                key.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(key.with_name(f"{key.name}.lock"), os.O_RDWR | os.O_CREAT)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    raise ConfigError(
+                        f"another process has this store's embedded vector index "
+                        f"({key}) open, and embedded Chroma serves one process. To "
+                        "share the store, run a Chroma server (`chroma run --path "
+                        f"{key}`) and open the store in every process with "
+                        "chroma_client=chromadb.HttpClient(host=..., port=...)"
+                    ) from None
+            cls._held[key] = (fd, holders + 1)
+        return cls(key)
+
+    def release(self) -> None:
+        """Let go; the last holder in the process unlocks the directory."""
+        with self._guard:
+            fd, holders = self._held.pop(self.path)
+            if holders > 1:
+                self._held[self.path] = (fd, holders - 1)
+            elif fd >= 0:
+                os.close(fd)  # closing the descriptor drops the lock
 
 
 def load_reranker(config: ResolverConfig) -> Any | None:

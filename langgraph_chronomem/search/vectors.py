@@ -18,8 +18,8 @@ left it, so what a change replaced is the vector of the row before it.
     ...     _ = tx.commit([Write(("alice",), "city", {"city": "Paris"})], CommitMeta())
     >>> toy = ensure_embeddings(lambda ts: [[float("Paris" in t), 1.0] for t in ts])
     >>> client = chromadb.EphemeralClient(Settings(anonymized_telemetry=False))
-    >>> index = VectorIndex(client, toy, "toy", item_fields=["city"])
-    >>> index.catch_up(engine)  # commits applied
+    >>> index = VectorIndex(engine, client, toy, "toy", item_fields=["city"])
+    >>> index.catch_up()  # commits applied
     1
     >>> [hit.version for hit in index.query_changes(("alice",), [1.0, 1.0], n=5)]
     [1]
@@ -29,13 +29,16 @@ left it, so what a change replaced is the vector of the row before it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
+import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import chromadb.errors
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import get_text_at_path, tokenize_path
@@ -53,7 +56,11 @@ __all__ = ["ChangeHit", "ItemHit", "Progress", "VectorIndex"]
 
 ITEMS = "chronomem-items"
 CHANGES = "chronomem-changes"
-_RETIRED = ("chronomem-descriptors",)  # collections of older versions, dropped
+_RETIRED = (  # collections of older versions, dropped with their marks
+    "chronomem-descriptors",
+    ITEMS,
+    CHANGES,
+)
 _BATCH = 256  # commits per catch-up step
 _PAGE = 4096  # vectors per read when topping up the copies kept in memory
 
@@ -92,6 +99,20 @@ def _prefix_filter(prefix: Namespace) -> dict[str, Any] | None:
     if not conditions:
         return None
     return conditions[0] if len(conditions) == 1 else {"$and": conditions}
+
+
+def collection_name(
+    kind: str, embedder: str, fields: Sequence[str] | None = None
+) -> str:
+    """The collection of `kind` for this embedder (and, for items, these fields):
+    a store opened with another model or other fields gets collections of its
+    own, never another's vectors.
+
+        >>> collection_name(CHANGES, "toy")
+        'chronomem-changes-03fd904e5d6f'
+    """
+    identity = json.dumps([embedder, None if fields is None else list(fields)])
+    return f"{kind}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
 
 
 @dataclass(frozen=True)
@@ -149,12 +170,14 @@ class VectorIndex:
 
     def __init__(
         self,
+        engine: SqliteEngine,
         client: Any,
         embeddings: Embeddings,
         embedder: str,
         *,
         item_fields: Sequence[str] | None = None,
     ) -> None:
+        self.engine = engine
         self.client = client
         self.embeddings = embeddings
         self.embedder = embedder
@@ -166,28 +189,53 @@ class VectorIndex:
         self._kept: dict[str, _Kept] = {}  # scope key -> its change vectors
         self._kept_items = _Kept.empty(str, str)  # item vectors: (namespace, key)
         self._marks: dict[str, ProjectionState] = {}  # as last caught up
-        self._fresh: set[str] = set()  # collections made anew: their marks restart
         retired = {c.name for c in client.list_collections()} & set(_RETIRED)
         for name in retired:
             client.delete_collection(name)
-        self.changes = self._collection(CHANGES)
-        self.items = self._collection(ITEMS) if item_fields is not None else None
+        with engine.transaction(write=bool(retired)) as tx:
+            for name in retired:
+                ProjectionFeed(tx).forget(name)
+        self.changes = self._collection(collection_name(CHANGES, embedder))
+        self.items = (
+            None
+            if item_fields is None
+            else self._collection(collection_name(ITEMS, embedder, item_fields))
+        )
 
-    def _collection(self, name: str) -> Any:
-        """Open a collection; make it anew if missing or made by another model."""
-        existing = {c.name for c in self.client.list_collections()}
-        if name in existing:
-            collection = self.client.get_collection(name, embedding_function=None)
-            if (collection.metadata or {}).get("embedder") == self.embedder:
-                return collection
-            self.client.delete_collection(name)
-        self._fresh.add(name)
-        return self.client.create_collection(
+    def _collection(self, name: str, *, anew: bool = False) -> Any:
+        """Open a collection, or make it (`anew`: again) from nothing.
+
+        Its mark is reset in the log before the collection is made, so a crash
+        at any point leaves a collection that is right or visibly behind.
+        """
+        if not anew and name in {c.name for c in self.client.list_collections()}:
+            return self.client.get_collection(name, embedding_function=None)
+        with self.engine.transaction(write=True) as tx:
+            ProjectionFeed(tx).save(name, ProjectionState(0))
+        if anew:
+            with contextlib.suppress(chromadb.errors.NotFoundError):
+                self.client.delete_collection(name)
+        return self.client.get_or_create_collection(
             name,
             embedding_function=None,
-            metadata={"embedder": self.embedder},
+            metadata={
+                "embedder": self.embedder,
+                "fields": json.dumps(self.item_fields),
+            },
             configuration={"hnsw": {"space": "cosine"}},
         )
+
+    def check(self) -> VectorIndex:
+        """Read each collection once, so a damaged one fails here, on open.
+
+        Raises:
+            Exception: Whatever Chroma raises for a collection it cannot read.
+        """
+        for collection in (self.changes, self.items):
+            if collection is not None:
+                collection.count()
+                collection.get(limit=1, include=["embeddings"])
+        return self
 
     # -- what gets embedded ---------------------------------------------------
 
@@ -227,7 +275,6 @@ class VectorIndex:
 
     def catch_up(
         self,
-        engine: SqliteEngine,
         *,
         items: bool = True,
         changes: bool = True,
@@ -237,7 +284,6 @@ class VectorIndex:
         """Apply every commit the collections have not seen. Returns how many.
 
         Args:
-            engine: The log.
             items: Catch up the item collection (if items are indexed).
             changes: Catch up the change collection.
             known: Vectors already computed for some texts (a write embeds its
@@ -247,29 +293,24 @@ class VectorIndex:
         """
         appliers = {}
         if changes:
-            appliers[CHANGES] = self._apply_changes
+            appliers[self.changes.name] = self._apply_changes
         if items and self.items is not None:
-            appliers[ITEMS] = self._apply_items
+            appliers[self.items.name] = self._apply_items
         applied = 0
         with self._lock:
             advance = None
             if progress is not None:
-                advance = self._tally(engine, list(appliers), progress)
+                advance = self._tally(list(appliers), progress)
             for name, apply in appliers.items():
-                done = self._catch_up(engine, name, apply, known, advance)
+                done = self._catch_up(name, apply, known, advance)
                 applied = max(applied, done)
         return applied
 
-    def _tally(
-        self, engine: SqliteEngine, names: Sequence[str], progress: Progress
-    ) -> Callable[[int], None]:
+    def _tally(self, names: Sequence[str], progress: Progress) -> Callable[[int], None]:
         """A counter of applied commits that reports to `progress`, starting at 0."""
-        with engine.transaction(write=False) as tx:
+        with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
-            total = sum(
-                feed.count_after(0 if name in self._fresh else feed.state(name).seq)
-                for name in names
-            )
+            total = sum(feed.count_after(feed.state(name).seq) for name in names)
         done = 0
         progress(done, total)
 
@@ -280,15 +321,13 @@ class VectorIndex:
 
         return advance
 
-    def behind(self, engine: SqliteEngine) -> bool:
+    def behind(self) -> bool:
         """Whether the item collection has commits (or a rebuild) still to apply."""
         if self.items is None:
             return False
-        if ITEMS in self._fresh:
-            return True
-        with engine.transaction(write=False) as tx:
+        with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
-            state = feed.state(ITEMS)
+            state = feed.state(self.items.name)
             return bool(state.rebuild or feed.commit_seqs_after(state.seq, limit=1))
 
     def item_count(self) -> int:
@@ -297,20 +336,16 @@ class VectorIndex:
 
     def _catch_up(
         self,
-        engine: SqliteEngine,
         name: str,
         apply: Any,
         known: Any,
         advance: Callable[[int], None] | None,
     ) -> int:
-        if name in self._fresh:  # an empty collection has applied nothing yet
-            with engine.transaction(write=True) as tx:
-                ProjectionFeed(tx).save(name, ProjectionState(0))
-            self._fresh.discard(name)
+        engine = self.engine
         with engine.transaction(write=False) as tx:
             state = ProjectionFeed(tx).state(name)
         for scope in state.rebuild:
-            apply(engine, known, scope=scope)
+            apply(known, scope=scope)
             state = ProjectionState(
                 state.seq, tuple(s for s in state.rebuild if s != scope)
             )
@@ -323,7 +358,7 @@ class VectorIndex:
             if not seqs:
                 self._marks[name] = state
                 return applied
-            apply(engine, known, after=state.seq, upto=seqs[-1])
+            apply(known, after=state.seq, upto=seqs[-1])
             state = ProjectionState(seqs[-1], state.rebuild)
             with engine.transaction(write=True) as tx:
                 ProjectionFeed(tx).save(name, state)
@@ -333,7 +368,6 @@ class VectorIndex:
 
     def _apply_items(
         self,
-        engine: SqliteEngine,
         known: Any,
         *,
         scope: Namespace | None = None,
@@ -341,7 +375,7 @@ class VectorIndex:
         upto: int = 0,
     ) -> None:
         assert self.items is not None
-        with engine.transaction(write=False) as tx:
+        with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
             if scope is not None:
                 rows = feed.scope_head(scope)
@@ -382,14 +416,13 @@ class VectorIndex:
 
     def _apply_changes(
         self,
-        engine: SqliteEngine,
         known: Any,
         *,
         scope: Namespace | None = None,
         after: int = 0,
         upto: int = 0,
     ) -> None:
-        with engine.transaction(write=False) as tx:
+        with self.engine.transaction(write=False) as tx:
             rows = tx.change_rows(scope=scope, after=after, upto=upto)
         if scope is not None:
             self.changes.delete(where={"scope": scope_key(scope)})
@@ -415,21 +448,18 @@ class VectorIndex:
                 ],
             )
 
-    def rebuild(self, engine: SqliteEngine, progress: Progress | None = None) -> int:
+    def rebuild(self, progress: Progress | None = None) -> int:
         """Drop both collections and make them again from the log.
 
         `progress` is called as in `catch_up`.
         """
         with self._lock:
-            for name in (CHANGES, ITEMS):
-                if name in {c.name for c in self.client.list_collections()}:
-                    self.client.delete_collection(name)
-            self.changes = self._collection(CHANGES)
+            self.changes = self._collection(self.changes.name, anew=True)
+            if self.items is not None:
+                self.items = self._collection(self.items.name, anew=True)
             self._kept.clear()
             self._kept_items = _Kept.empty(str, str)
-            if self.item_fields is not None:
-                self.items = self._collection(ITEMS)
-        return self.catch_up(engine, progress=progress)
+        return self.catch_up(progress=progress)
 
     # -- queries --------------------------------------------------------------
 
@@ -511,7 +541,7 @@ class VectorIndex:
             kept = self._top_up(
                 self.changes,
                 self._kept.get(key) or _Kept.empty(int),
-                self._marks.get(CHANGES),
+                self._marks.get(self.changes.name),
                 {"scope": key},
                 lambda meta: (meta["version"],),
             )
@@ -529,7 +559,7 @@ class VectorIndex:
             self._kept_items = self._top_up(
                 self.items,
                 kept,
-                self._marks.get(ITEMS),
+                self._marks.get(self.items.name),
                 None,
                 lambda meta: (meta["ns"], meta["key"]),
             )
