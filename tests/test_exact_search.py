@@ -20,6 +20,7 @@ import pytest
 from langgraph.store.base import PutOp
 
 from langgraph_chronomem import ChronoStore
+from langgraph_chronomem.errors import ConfigError
 
 DIMS = 16
 WORDS = [f"w{i}" for i in range(12)]  # a small vocabulary: many near-duplicates
@@ -128,3 +129,40 @@ def test_offset_pages_through_the_exact_order(store: ChronoStore) -> None:
     scores = [i.score for i in pages]
     assert scores == sorted(scores, reverse=True)
     assert len({(i.namespace, i.key) for i in pages}) == len(whole) == 60
+
+
+@pytest.mark.parametrize("distance", ["l2", "inner_product"])
+def test_scores_follow_the_distance_type_as_postgres_store_gives_them(
+    tmp_path: Path, distance: str
+) -> None:
+    index = {**INDEX, "distance_type": distance}
+    rng = random.Random(5)
+    with ChronoStore.from_path(tmp_path, scope_depth=2, index=index) as store:  # type: ignore[arg-type]
+        for i in range(40):
+            text = " ".join(rng.choices(WORDS, k=rng.randint(1, 4)))
+            store.put(("memories", f"u{i % 4}"), f"k{i}", {"text": text})
+        query = "w1 w2 w2"
+        q = np.asarray(hashed(query))
+        expected = []
+        for item in store.search((), limit=100):
+            v = np.asarray(hashed(item.value["text"]))
+            score = -np.linalg.norm(v - q) if distance == "l2" else float(v @ q)
+            expected.append(score)
+        expected.sort(reverse=True)
+        found = store.search((), query=query, limit=10)
+        assert [i.score for i in found] == pytest.approx(expected[:10], rel=1e-4)
+
+
+def test_an_unknown_distance_type_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="distance_type is one of"):
+        ChronoStore.from_path(tmp_path, index={**INDEX, "distance_type": "hamming"})  # type: ignore[arg-type]
+
+
+def test_text_fields_choose_what_is_embedded_as_in_sqlite_store(tmp_path: Path) -> None:
+    index = {"dims": DIMS, "embed": embed, "text_fields": ["title"]}
+    with ChronoStore.from_path(tmp_path, scope_depth=2, index=index) as store:  # type: ignore[arg-type]
+        store.put(("memories", "a"), "note", {"title": "w3 w4", "text": "w9 w10"})
+        found = store.search(("memories",), query="w3 w4", limit=1)
+        assert found[0].key == "note"
+        assert found[0].score == pytest.approx(1.0, abs=1e-5)
+        assert store.search(("memories",), query="w9 w10", limit=1)[0].score < 0.99

@@ -30,7 +30,7 @@ import time
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
@@ -41,7 +41,7 @@ from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.errors import ChronomemError, ConfigError
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
-from langgraph_chronomem.search.vectors import VectorIndex
+from langgraph_chronomem.search.vectors import DISTANCES, Distance, VectorIndex
 
 try:
     import fcntl
@@ -104,6 +104,36 @@ def _embeddings(embed: Any) -> Embeddings:
     return embeddings
 
 
+def _fields(index: Mapping[str, Any]) -> list[str]:
+    """The JSON paths to embed: `fields`, or `text_fields` as LangGraph's
+    `SqliteStore` and `PostgresStore` read it, else the whole value (`$`).
+
+    Raises:
+        ConfigError: If they are not JSON paths (strings).
+    """
+    fields = index.get("fields") or index.get("text_fields") or ["$"]
+    fields = [fields] if isinstance(fields, str) else fields
+    if not isinstance(fields, (list, tuple)) or not all(
+        isinstance(f, str) for f in fields
+    ):
+        raise ConfigError(f"index fields are JSON paths (strings), got {fields!r}")
+    return list(fields)
+
+
+def _distance(index: Mapping[str, Any]) -> Distance:
+    """The `distance_type` scores are given in, as `PostgresStore` gives them.
+
+    Raises:
+        ConfigError: For a type `PostgresStore` does not have.
+    """
+    distance = index.get("distance_type", "cosine")
+    if distance not in DISTANCES:
+        raise ConfigError(
+            f"distance_type is one of {', '.join(DISTANCES)}, got {distance!r}"
+        )
+    return cast(Distance, distance)
+
+
 def _embedder_name(embed: Any) -> str:
     if embed is None:
         return models.DEFAULT_EMBEDDER
@@ -140,12 +170,10 @@ class SearchIndex:
     ) -> None:
         if index is not None and not isinstance(index, Mapping):
             raise ConfigError(f"index is an IndexConfig dict, got {index!r}")
-        fields = None if index is None else list(index.get("fields") or ["$"])
-        if fields is not None and not all(isinstance(f, str) for f in fields):
-            raise ConfigError(f"index fields are JSON paths (strings), got {fields!r}")
         self.engine = engine
         self.directory = directory
-        self.item_fields = fields
+        self.item_fields = None if index is None else _fields(index)
+        self.distance = _distance(index or {})
         self.config = resolver or ResolverConfig()
         self._embed = None if index is None else index.get("embed")
         self._unusable: str | None = None
@@ -176,10 +204,12 @@ class SearchIndex:
                     "embed": self._embed if reopenable else None,
                     "reopenable": reopenable,
                     "fields": self.item_fields,
+                    "distance_type": self.distance,
                 }))  # fmt: skip
         if given or stored is None:
             return
         settings = json.loads(stored)
+        self.distance = settings.get("distance_type", self.distance)
         if settings["reopenable"]:
             self._embed, self.item_fields = settings["embed"], settings["fields"]
         else:
@@ -231,6 +261,7 @@ class SearchIndex:
                 embeddings,
                 _embedder_name(self._embed),
                 item_fields=self.item_fields,
+                distance=self.distance,
             )
 
         if self._client is not None:

@@ -36,7 +36,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import chromadb.errors
 import numpy as np
@@ -52,7 +52,15 @@ from langgraph_chronomem.engine.feed import (
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Namespace
 
-__all__ = ["ChangeHit", "ItemHit", "Progress", "VectorIndex"]
+__all__ = [
+    "DISTANCES",
+    "ChangeHit",
+    "Distance",
+    "ItemHit",
+    "Progress",
+    "VectorIndex",
+    "collection_name",
+]
 
 ITEMS = "chronomem-items"
 CHANGES = "chronomem-changes"
@@ -63,6 +71,9 @@ _RETIRED = (  # collections of older versions, dropped with their marks
 )
 _BATCH = 256  # commits per catch-up step
 _PAGE = 4096  # vectors per read when topping up the copies kept in memory
+
+Distance = Literal["cosine", "l2", "inner_product"]
+DISTANCES: tuple[Distance, ...] = ("cosine", "l2", "inner_product")
 
 Progress = Callable[[int, int], None]
 """Called as `progress(done, total)` while commits are applied to the collections."""
@@ -118,13 +129,14 @@ def collection_name(
 @dataclass(frozen=True)
 class _Kept:
     """Vectors kept in memory for exact search: their log rows, what else each
-    needs (`tags`: versions for changes, namespaces and keys for items) and the
-    unit vectors, one per row of `matrix`."""
+    needs (`tags`: versions for changes, namespaces and keys for items), the
+    unit vectors, one per row of `matrix`, and their lengths (`norms`)."""
 
     last_row: int
     rows: np.ndarray
     tags: tuple[np.ndarray, ...]
     matrix: np.ndarray
+    norms: np.ndarray
     mark: ProjectionState | None = None  # the collection's mark when topped up
 
     @staticmethod
@@ -135,13 +147,15 @@ class _Kept:
             np.zeros(0, dtype=np.int64),
             tuple(np.zeros(0, dtype=kind) for kind in tags),
             np.zeros((0, 0), dtype=np.float32),
+            np.zeros(0, dtype=np.float32),
         )
 
     def extend(
         self, rows: Sequence[int], tags: Sequence[Sequence[Any]], vectors: Any
     ) -> _Kept:
         added = np.asarray(vectors, dtype=np.float32)
-        added /= np.maximum(np.linalg.norm(added, axis=1, keepdims=True), 1e-12)
+        norms = np.linalg.norm(added, axis=1)
+        added /= np.maximum(norms, 1e-12)[:, None]
         matrix = np.vstack([self.matrix, added]) if len(self.rows) else added
         return _Kept(
             max(self.last_row, *rows),
@@ -151,6 +165,7 @@ class _Kept:
                 for kept, new in zip(self.tags, tags, strict=True)
             ),
             matrix,
+            np.concatenate([self.norms, norms]),
         )
 
 
@@ -176,8 +191,10 @@ class VectorIndex:
         embedder: str,
         *,
         item_fields: Sequence[str] | None = None,
+        distance: Distance = "cosine",
     ) -> None:
         self.engine = engine
+        self.distance = distance
         self.client = client
         self.embeddings = embeddings
         self.embedder = embedder
@@ -484,25 +501,40 @@ class VectorIndex:
             text = namespace_text(prefix)
             under = (namespaces == text) | np.char.startswith(namespaces, text + ".")
             order = order[under]
-        query = np.asarray(vector, dtype=np.float32)
-        query = query / (float(np.linalg.norm(query)) or 1.0)
-        scores = kept.matrix[order] @ query
-        order = order[np.argsort(-scores, kind="stable")]
+        scores = self._scores(kept, order, vector)
+        ranked = np.argsort(-scores, kind="stable")
         seen: set[int] = set()
         hits: list[ItemHit] = []
-        for i in order:
+        for i, score in zip(order[ranked], scores[ranked].tolist(), strict=True):
             row = int(kept.rows[i])
             if row in seen:  # another field of the same row, less near
                 continue
             seen.add(row)
             namespace = tuple(str(namespaces[i]).split("."))
-            score = float(kept.matrix[i] @ query)
             hits.append(ItemHit(namespace, str(keys[i]), row, score))
             if len(hits) == chunk:
                 yield hits
                 hits = []
         if hits:
             yield hits
+
+    def _scores(
+        self, kept: _Kept, order: np.ndarray, vector: Sequence[float]
+    ) -> np.ndarray:
+        """The `order` vectors' scores against `vector`, higher is nearer, in the
+        index's `distance_type`, as `PostgresStore` scores: cosine similarity,
+        minus the L2 distance, or the inner product."""
+        query = np.asarray(vector, dtype=np.float32)
+        length = float(np.linalg.norm(query)) or 1.0
+        cosine: np.ndarray = kept.matrix[order] @ (query / length)
+        if self.distance == "cosine":
+            return cosine
+        inner: np.ndarray = cosine * kept.norms[order] * length
+        if self.distance == "inner_product":
+            return inner
+        squared = kept.norms[order] ** 2 + length**2 - 2 * inner
+        distance: np.ndarray = np.sqrt(np.maximum(squared, 0.0))
+        return -distance
 
     def query_changes(
         self, scope: Namespace, vector: Sequence[float], *, n: int
