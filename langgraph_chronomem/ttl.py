@@ -22,6 +22,15 @@ __all__ = ["TTLSweeper"]
 logger = logging.getLogger(__name__)
 
 
+class _Run:
+    """One sweeper thread: its stop signal and the futures that end with it."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.futures: list[concurrent.futures.Future[None]] = []
+        self.thread: threading.Thread | None = None
+
+
 class TTLSweeper:
     """Calls `sweep` in a daemon thread every interval; at most one thread runs.
 
@@ -31,44 +40,59 @@ class TTLSweeper:
 
     def __init__(self, sweep: Callable[[], int]) -> None:
         self._sweep = sweep
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
+        self._run: _Run | None = None
+        self._lock = threading.Lock()
 
     def start(self, interval_minutes: float) -> concurrent.futures.Future[None]:
-        """Start sweeping (if not already); cancel the future to stop."""
+        """Start sweeping (if not already); cancel the future to stop.
+
+        The future completes when the thread ends; a second `start` while one
+        runs returns another future for the same thread.
+        """
         future: concurrent.futures.Future[None] = concurrent.futures.Future()
+        with self._lock:
+            run = self._run
+            if run is None or run.stop.is_set():
+                run = self._run = _Run()
+                run.thread = threading.Thread(
+                    target=self._sweep_until_stopped,
+                    args=(run, interval_minutes),
+                    name="chronomem-ttl-sweeper",
+                    daemon=True,
+                )
+                run.thread.start()
+            run.futures.append(future)
 
         def stop_if_cancelled(done: concurrent.futures.Future[None]) -> None:
             if done.cancelled():
-                self._stop.set()
+                run.stop.set()
 
         future.add_done_callback(stop_if_cancelled)
-        if self._thread is not None and self._thread.is_alive():
-            return future
-        self._stop.clear()
-
-        def sweep_until_stopped() -> None:
-            while not self._stop.wait(interval_minutes * 60):
-                try:
-                    self._sweep()
-                except Exception:
-                    logger.exception("TTL sweep failed; retrying next interval")
-            if not future.done():
-                future.set_result(None)
-
-        self._thread = threading.Thread(
-            target=sweep_until_stopped, name="chronomem-ttl-sweeper", daemon=True
-        )
-        self._thread.start()
         return future
+
+    def _sweep_until_stopped(self, run: _Run, interval_minutes: float) -> None:
+        while not run.stop.wait(interval_minutes * 60):
+            try:
+                self._sweep()
+            except Exception:
+                logger.exception("TTL sweep failed; retrying next interval")
+        with self._lock:
+            futures, run.futures = run.futures, []
+        for future in futures:
+            if future.set_running_or_notify_cancel():
+                future.set_result(None)
 
     def stop(self, timeout: float | None = None) -> bool:
         """Stop sweeping; True once the thread has ended (or never ran)."""
-        if self._thread is None:
+        with self._lock:
+            run = self._run
+        if run is None or run.thread is None:
             return True
-        self._stop.set()
-        self._thread.join(timeout)
-        if self._thread.is_alive():
+        run.stop.set()
+        run.thread.join(timeout)
+        if run.thread.is_alive():
             return False
-        self._thread = None
+        with self._lock:
+            if self._run is run:
+                self._run = None
         return True

@@ -1,0 +1,441 @@
+"""History, rollback and undo: the version-control half of `ChronoStore`.
+
+`ChronoStore` is a LangGraph `BaseStore` (its batch path, TTL and lifecycle live
+in `store.py`) with these methods mixed in. Each reads or rewrites one scope's
+timeline, and each has an async twin with an `a` prefix:
+
+    >>> import tempfile
+    >>> from langgraph_chronomem import ChronoStore
+    >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+    >>> store.put(("alice",), "city", {"city": "Boston"})
+    >>> store.put(("alice",), "city", {"city": "Paris"})
+    >>> [change.new for change in store.diff(("alice",), 1, 2)]
+    [{'city': 'Paris'}]
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from langgraph_chronomem._twins import in_thread
+from langgraph_chronomem.context import commit_context, current_meta
+from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.types import (
+    Change,
+    Commit,
+    CommitMeta,
+    ItemVersion,
+    RevertConflict,
+    StoreStats,
+)
+from langgraph_chronomem.ops import check_count, check_key, check_moment, check_scope
+from langgraph_chronomem.search.index import SearchIndex
+from langgraph_chronomem.search.resolve import Mode, Resolution
+from langgraph_chronomem.search.vectors import Progress
+from langgraph_chronomem.undo import UndoResult, apply_undo
+from langgraph_chronomem.view import StoreView
+
+__all__ = ["VersionControl"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class VersionControl:
+    """The methods that read and rewind a store's timelines.
+
+    A mixin for `ChronoStore`, which opens the log (`_engine`) and its search
+    side (`_search`) these methods work on.
+    """
+
+    _engine: SqliteEngine
+    _search: SearchIndex
+
+    @property
+    def scope_depth(self) -> int:
+        """Leading namespace labels that make one timeline."""
+        return self._engine.scope_depth
+
+    commit_context = staticmethod(commit_context)
+
+    def head(self, scope: Sequence[str]) -> int:
+        """The scope's HEAD version (0 before its first commit)."""
+        sc = check_scope(scope, self.scope_depth)
+        with self._engine.transaction(write=False) as tx:
+            return tx.head(sc)
+
+    def log(
+        self,
+        scope: Sequence[str],
+        *,
+        limit: int | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        author: str | None = None,
+        op: str | None = None,
+    ) -> list[Commit]:
+        """The scope's commits, newest first.
+
+        Args:
+            scope: The scope, or any namespace inside it.
+            limit: At most this many commits.
+            since: Only commits made at or after this time (naive means UTC).
+            until: Only commits made at or before this time.
+            author: Only commits by this author.
+            op: Only commits of this op (`put`, `rollback`, `expire`…).
+
+        `since` and `until` take `datetime`s only, as LangGraph's APIs do: parse
+        text first (`datetime.fromisoformat`), so "yesterday" is never guessed at.
+
+        Raises:
+            InvalidRequestError: For a `limit` that is not an int >= 0, or a
+                `since` or `until` that is not a `datetime`.
+        """
+        if limit is not None:
+            check_count("limit", limit)
+        check_moment("since", since)
+        check_moment("until", until)
+        sc = check_scope(scope, self.scope_depth)
+        with self._engine.transaction(write=False) as tx:
+            return tx.log(
+                sc, limit=limit, since=since, until=until, author=author, op=op
+            )
+
+    def show(self, scope: Sequence[str], version: int) -> Commit:
+        """One commit of the scope.
+
+        Raises:
+            VersionNotFound: If the scope has no such version.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        with self._engine.transaction(write=False) as tx:
+            return tx.show(sc, version)
+
+    def diff(self, scope: Sequence[str], v1: int, v2: int) -> list[Change]:
+        """What changed between two versions (0 is the empty state before v1).
+
+            `old` is the value at `v1`, `new` the value at `v2`.
+
+        Raises:
+            VersionNotFound: If either version does not exist.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        with self._engine.transaction(write=False) as tx:
+            return tx.diff(sc, v1, v2)
+
+    def history(self, namespace: Sequence[str], key: str) -> list[ItemVersion]:
+        """Every version of one item, newest first, including its deletions.
+
+        Raises:
+            InvalidValueError: If `key` is not a string.
+        """
+        namespace = tuple(namespace)
+        check_scope(namespace, self.scope_depth)
+        check_key(key)
+        with self._engine.transaction(write=False) as tx:
+            return tx.history(namespace, key)
+
+    def as_of(self, scope: Sequence[str], version: int) -> StoreView:
+        """A read-only store showing the scope as it was at `version`.
+
+        The view raises `VersionNotFound` once a `reset` destroys that version.
+
+        Raises:
+            VersionNotFound: If the scope has no such version.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        with self._engine.transaction(write=False) as tx:
+            tx.check_version(sc, version, allow_zero=True)
+            seq = tx.commit_seq(sc, version)
+        return StoreView(self._engine, sc, version, commit_seq=seq)
+
+    def rollback(
+        self,
+        scope: Sequence[str],
+        to: int,
+        *,
+        reason: str | None = None,
+        author: str | None = None,
+        dry_run: bool = False,
+    ) -> Commit:
+        """Restore the whole scope to its state at version `to`, as a new commit.
+
+        Nothing is lost: the versions after `to` stay in the history, and rolling
+        back to the version before this commit redoes them. With `dry_run`, the
+        rollback is made and thrown away: the commit it would be, and no change.
+
+        Raises:
+            VersionNotFound: If `to` is not a version of the scope (0 is allowed).
+            VersionError: If `to` is already HEAD.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        meta = self._meta(author, reason)
+        return self._write(lambda tx: tx.rollback(sc, to, meta), rehearse=dry_run)
+
+    def revert(
+        self,
+        scope: Sequence[str],
+        version: int,
+        *,
+        items: Sequence[tuple[Sequence[str], str]] | None = None,
+        force: bool = False,
+        reason: str | None = None,
+        author: str | None = None,
+        dry_run: bool = False,
+    ) -> Commit | RevertConflict:
+        """Undo one commit's changes as a new commit, keeping everything after it.
+
+        Three-way: an item is a conflict only if it no longer holds what the
+        commit wrote (a later write that came back to the same value is not).
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+            >>> store.put(("alice",), "city", {"city": "Boston"})
+            >>> store.put(("alice",), "city", {"city": "Paris"})
+            >>> store.put(("alice",), "city", {"city": "Rome"})
+            >>> print(store.revert(("alice",), 2))  # doctest: +NORMALIZE_WHITESPACE
+            cannot revert v2: alice/city (changed again in v3); keep it as it is,
+            revert anyway with force=True, or roll back to v1
+            >>> store.revert(("alice",), 3).summary
+            'reverted v3: updated alice/city: Rome -> Paris'
+            >>> store.close()
+
+        Args:
+            scope: The scope.
+            version: The commit to undo.
+            items: Only these (namespace, key) items of the commit.
+            force: Restore conflicting items too, overwriting their later values.
+            reason: Why (recorded on the commit).
+            author: Who (recorded on the commit).
+            dry_run: Make the revert and throw it away.
+
+        Returns:
+            The new commit, or a `RevertConflict` (and no change).
+
+        Raises:
+            VersionNotFound: If the scope has no such version.
+            VersionError: If that commit changed nothing (or not `items`), or its
+                changes are already undone.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        meta = self._meta(author, reason)
+        wanted = None if items is None else [(tuple(ns), key) for ns, key in items]
+        return self._write(
+            lambda tx: tx.revert(sc, version, meta, items=wanted, force=force),
+            rehearse=dry_run,
+        )
+
+    def reset(self, scope: Sequence[str], to: int) -> int:
+        """Destroy every version after `to`: for purging poisoned or private data.
+
+        Unlike `rollback` this cannot be undone. Returns how many versions were
+        deleted.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        removed = self._write(lambda tx: tx.reset(sc, to))
+        logger.warning(
+            "reset %s to v%d: deleted %d versions", "/".join(sc), to, removed
+        )
+        return removed
+
+    def _write(
+        self, change: Callable[[LogTransaction], T], *, rehearse: bool = False
+    ) -> T:
+        """Run a change to the log, then bring the item vectors up to date.
+
+        A rehearsal runs it in a transaction that is rolled back: a dry run.
+        """
+        with self._engine.transaction(write=True, rehearse=rehearse) as tx:
+            result = change(tx)
+        if not rehearse:
+            self._search.after_commit({})
+        return result
+
+    def stats(self) -> StoreStats:
+        """Every scope's HEAD, commits and items, and how far each index has read.
+
+        >>> import tempfile
+        >>> from langgraph_chronomem import ChronoStore
+        >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+        >>> store.put(("alice",), "city", {"city": "Paris"})
+        >>> [(s.scope, s.head, s.items) for s in store.stats().scopes]
+        [(('alice',), 1, 1)]
+        >>> store.close()
+        """
+        with self._engine.transaction(write=False) as tx:
+            return tx.stats()
+
+    @staticmethod
+    def _meta(author: str | None, reason: str | None) -> CommitMeta:
+        with commit_context(author=author, reason=reason):
+            return current_meta()
+
+    # -- meaning ---------------------------------------------------------------
+
+    def resolve(
+        self,
+        scope: Sequence[str],
+        request: str,
+        *,
+        k: int = 5,
+        mode: Mode = "auto",
+        now: datetime | None = None,
+    ) -> Resolution:
+        """Which change a natural-language request means; changes nothing.
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=2)
+            >>> alice = ("memories", "alice")
+            >>> store.put(alice, "home", {"city": "Boston"})
+            >>> store.put(alice, "home", {"city": "New York City"})
+            >>> best = store.resolve(alice, "forget that I moved to New York").best
+            >>> best.id, best.action, best.summary
+            ('2.1', 'revert', 'updated memories/alice/home: Boston -> New York City')
+            >>> store.close()
+
+        Args:
+            scope: The scope (or any namespace inside it); only its commits count.
+            request: E.g. "undo the update about my move to NYC", "go back to when
+                I still lived in Boston", "redo", or a change id like "2.1".
+            k: How many candidates to return (1..100).
+            mode: `auto` (default) undoes just the matched change when the request
+                names a change ("forget X") and moves the whole scope in time
+                when it asks to ("go back to when X"); `revert` and `rollback`
+                force one or the other for requests that name a change.
+            now: The moment relative times ("last week") count from, in the
+                timezone where the person's days begin (default: now, UTC).
+
+        Returns:
+            The candidates, best first, each with its id, the matched change, the
+            action and version it points at, what acting would change at HEAD and
+            every stage's score; `decided` says whether the rule to act alone
+            holds.
+
+        Raises:
+            InvalidRequestError: For an empty request, a bad `k` or `mode`.
+            ReadOnlyError: On a store opened with `read_only=True`: the search
+                indexes it reads catch up with the log first, which writes.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        self._engine.check_writable("resolve undo requests")
+        return self._search.resolver().resolve(sc, request, k=k, mode=mode, now=now)
+
+    def undo(
+        self,
+        scope: Sequence[str],
+        request: str,
+        *,
+        mode: Mode = "auto",
+        dry_run: bool = False,
+        force: bool = False,
+        author: str | None = None,
+    ) -> UndoResult:
+        """Resolve a request and apply it when the resolver is sure.
+
+        Args:
+            scope: The scope (or any namespace inside it).
+            request: What to undo, in words, or a change id ("12.2") from `resolve`.
+            mode: `auto`, `revert` or `rollback`, as in `resolve`.
+            dry_run: Report what would change, change nothing.
+            force: Revert items even if they were changed again since.
+            author: Who asked (recorded on the commit).
+
+        Returns:
+            What changed, in words and as data, and the version that redoes it —
+            or, when nothing matched or the resolver was not sure, the
+            candidates and no change.
+
+        Raises:
+            InvalidRequestError: For an empty request or an unknown mode.
+        """
+        resolution = self.resolve(scope, request, mode=mode)
+        return self.apply(
+            scope, resolution, dry_run=dry_run, force=force, author=author
+        )
+
+    def apply(
+        self,
+        scope: Sequence[str],
+        resolution: Resolution,
+        *,
+        choice: int | None = None,
+        dry_run: bool = False,
+        force: bool = False,
+        author: str | None = None,
+    ) -> UndoResult:
+        """Apply a resolution: its decided best candidate, or the one a person chose.
+
+        Nothing is applied if HEAD moved since the resolution was made.
+
+        Args:
+            scope: The scope the resolution was made in.
+            resolution: What `resolve` returned.
+            choice: A position in `resolution.candidates`, applied even when the
+                resolver did not decide; `None` applies only a decided best.
+            dry_run: Report what would change, change nothing.
+            force: Revert items even if they were changed again since.
+            author: Who chose (recorded on the commit).
+
+        Raises:
+            InvalidRequestError: If `choice` names no candidate.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        meta = self._meta(author, f"undo: {resolution.request}")
+        result = apply_undo(
+            self._engine,
+            sc,
+            resolution,
+            dry_run=dry_run,
+            meta=meta,
+            choice=choice,
+            force=force,
+        )
+        if result.applied:
+            self._search.after_commit({})
+        return result
+
+    def reindex(self, progress: Progress | None = None) -> int:
+        """Rebuild every derived index (full text, Chroma) from the log.
+
+        Returns how many commits were indexed. `progress`, if given, is called
+        as `progress(done, total)` while the vectors are rebuilt, the slow part:
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp())
+            >>> store.put(("notes",), "a", {"text": "hello"})
+            >>> store.put(("notes",), "b", {"text": "world"})
+            >>> store.reindex(progress=lambda done, total: print(f"{done}/{total}"))
+            0/2
+            2/2
+            2
+            >>> store.close()
+        """
+        with self._engine.transaction(write=True) as tx:
+            tx.reindex_changes()
+        return self._search.vectors().rebuild(progress)
+
+    # -- async twins -----------------------------------------------------------
+
+    ahead = in_thread(head)
+    alog = in_thread(log)
+    ashow = in_thread(show)
+    adiff = in_thread(diff)
+    ahistory = in_thread(history)
+    aas_of = in_thread(as_of)
+    arollback = in_thread(rollback)
+    arevert = in_thread(revert)
+    areset = in_thread(reset)
+    aresolve = in_thread(resolve)
+    aundo = in_thread(undo)
+    aapply = in_thread(apply)
+    astats = in_thread(stats)
+    areindex = in_thread(reindex)
