@@ -48,6 +48,46 @@ def test_store_ops_quick_reports_every_store_and_target(tmp_path: Path) -> None:
     assert "rollback" not in results["200"]["InMemoryStore"]
 
 
+INDEXED_TINY = (
+    "benchmarks/indexed_writes.py --quick --sizes 40 --ops 4 --searches 3 --repeats 1"
+)
+
+
+def _loads_sqlite_vec() -> bool:
+    from benchmarks.indexed_writes import sqlite_with_extensions
+
+    return sqlite_with_extensions() is not None
+
+
+@pytest.mark.skipif(
+    not _loads_sqlite_vec(), reason="SqliteStore's vector index needs pysqlite3"
+)
+def test_indexed_writes_quick_reports_every_lane_and_the_first_undo(
+    tmp_path: Path,
+) -> None:
+    from benchmarks.indexed_writes import LANES, PHASES
+
+    report = tmp_path / "indexed.json"
+    table = run_benchmark(
+        *INDEXED_TINY.split(),
+        *("--dir", str(tmp_path), "--json", str(report)),
+        timeout=120,
+    )
+    assert "## Indexed writes and the first undo" in table
+    for lane in LANES:
+        assert f"| 40 | {lane} |" in table
+    assert "### Targets" in table
+    measured = json.loads(report.read_text())
+    lanes = measured["side_by_side"]["40"]
+    assert set(lanes) == set(LANES)
+    assert all(set(lanes[lane]) == set(PHASES) for lane in LANES)
+    assert lanes["ChronoStore"]["put"]["n"] == 4
+    (undo,) = measured["undo"]
+    assert undo["size"] == 40 and undo["write_ms"]["n"] == 40
+    assert len(undo["undo_ms"]) == 2 and all(ms > 0 for ms in undo["undo_ms"])
+    assert measured["targets"][1]["passed"] is None  # no 10k store in a quick run
+
+
 UNDO_TINY = (
     "benchmarks/undo_latency.py --quick --sizes 40 --rounds 1 --rerank-top 5 "
     "--reranker minilm-bi-encoder-pair-scorer"
