@@ -102,16 +102,6 @@ def _item_id(namespace: Namespace, key: str) -> str:
     return hashlib.sha1(f"{namespace_text(namespace)}\x00{key}".encode()).hexdigest()
 
 
-def _prefix_filter(prefix: Namespace) -> dict[str, Any] | None:
-    """Chroma `where` for "namespace starts with `prefix`", one label at a time."""
-    conditions: list[dict[str, Any]] = [
-        {f"l{i}": label} for i, label in enumerate(prefix)
-    ]
-    if not conditions:
-        return None
-    return conditions[0] if len(conditions) == 1 else {"$and": conditions}
-
-
 def collection_name(
     kind: str, embedder: str, fields: Sequence[str] | None = None
 ) -> str:
@@ -346,10 +336,6 @@ class VectorIndex:
             feed = ProjectionFeed(tx)
             state = feed.state(self.items.name)
             return bool(state.rebuild or feed.commit_seqs_after(state.seq, limit=1))
-
-    def item_count(self) -> int:
-        """How many item vectors the collection holds."""
-        return 0 if self.items is None else int(self.items.count())
 
     def _catch_up(
         self,
