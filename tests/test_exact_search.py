@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -166,3 +167,46 @@ def test_text_fields_choose_what_is_embedded_as_in_sqlite_store(tmp_path: Path) 
         assert found[0].key == "note"
         assert found[0].score == pytest.approx(1.0, abs=1e-5)
         assert store.search(("memories",), query="w9 w10", limit=1)[0].score < 0.99
+
+
+def test_searches_and_undo_searches_racing_writes_never_deadlock(
+    store: ChronoStore,
+) -> None:
+    """Readers hold the log's lock while they read the kept vectors; writers
+    catch the vectors up while holding the projection's: neither waits on the
+    other's lock in the opposite order."""
+    scope = ("memories", "alice")
+    store.put(scope, "seed", {"text": "w1 w2"})
+    failures: list[BaseException] = []
+
+    def run(work: Any) -> None:
+        try:
+            work()
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+
+    def write() -> None:
+        for i in range(60):
+            store.put(
+                scope, f"k{i % 7}", {"text": " ".join(WORDS[i % 12 : i % 12 + 2])}
+            )
+
+    def search() -> None:
+        for _ in range(60):
+            store.search(scope, query="w3 w4", limit=5)
+
+    def resolve() -> None:
+        for _ in range(20):
+            store.resolve(scope, "undo the w5 note")
+
+    threads = [
+        threading.Thread(target=run, args=(w,), daemon=True)
+        for w in (write, search, resolve)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "deadlocked"
+    assert not failures, failures
+    assert_exact(store, scope, "w3 w4")

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -70,7 +69,6 @@ _RETIRED = (  # collections of older versions, dropped with their marks
     CHANGES,
 )
 _BATCH = 256  # commits per catch-up step
-_PAGE = 4096  # vectors per read when topping up the copies kept in memory
 
 Distance = Literal["cosine", "l2", "inner_product"]
 DISTANCES: tuple[Distance, ...] = ("cosine", "l2", "inner_product")
@@ -192,7 +190,10 @@ class VectorIndex:
         self._paths = [
             (f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()
         ]
-        self._lock = threading.Lock()  # Chroma writes, and the copies kept
+        self._lock = threading.Lock()  # Chroma writes (catch-up, rebuild)
+        # The copies kept for exact search. Readers hold the log's lock when they
+        # take it, and its holders never wait for the log: never the other way.
+        self._kept_lock = threading.Lock()
         self._kept: dict[str, _Kept] = {}  # scope key -> its change vectors
         self._kept_items = _Kept.empty(str, str)  # item vectors: (namespace, key)
         self._marks: dict[str, ProjectionState] = {}  # as last caught up
@@ -383,7 +384,8 @@ class VectorIndex:
             if scope is not None:
                 rows = feed.scope_head(scope)
                 self.items.delete(where={"scope": scope_key(scope)})
-                self._kept_items = _Kept.empty(str, str)  # rows made again are older
+                with self._kept_lock:  # the rows made again are older
+                    self._kept_items = _Kept.empty(str, str)
             else:
                 changed = feed.changed_items(after, upto)
                 rows = feed.head_rows(changed)
@@ -395,7 +397,7 @@ class VectorIndex:
     def _add_items(self, rows: Sequence[HeadRow], known: Any) -> None:
         assert self.items is not None
         ids, texts, metadatas = [], [], []
-        for row in rows:
+        for row in sorted(rows, key=lambda r: r.row_id):  # see `_top_up`
             for label, text in self.item_texts(row.value, row.index):
                 ids.append(f"{row.row_id}:{label}")
                 texts.append(text)
@@ -429,10 +431,12 @@ class VectorIndex:
             rows = tx.change_rows(scope=scope, after=after, upto=upto)
         if scope is not None:
             self.changes.delete(where={"scope": scope_key(scope)})
-            self._kept.pop(scope_key(scope), None)
+            with self._kept_lock:
+                self._kept.pop(scope_key(scope), None)
         self._add_changes([row for row in rows if row.text.new], known)
 
     def _add_changes(self, rows: Sequence[ChangeRow], known: Any) -> None:
+        rows = sorted(rows, key=lambda r: r.row_id)  # see `_top_up`
         for start in range(0, len(rows), _BATCH):
             part = rows[start : start + _BATCH]
             self.changes.upsert(
@@ -460,8 +464,9 @@ class VectorIndex:
             self.changes = self._collection(self.changes.name, anew=True)
             if self.items is not None:
                 self.items = self._collection(self.items.name, anew=True)
-            self._kept.clear()
-            self._kept_items = _Kept.empty(str, str)
+            with self._kept_lock:
+                self._kept.clear()
+                self._kept_items = _Kept.empty(str, str)
         return self.catch_up(progress=progress)
 
     # -- queries --------------------------------------------------------------
@@ -555,7 +560,7 @@ class VectorIndex:
     def _scope_vectors(self, scope: Namespace) -> _Kept:
         """The scope's change vectors, topped up with the rows added since."""
         key = scope_key(scope)
-        with self._lock:
+        with self._kept_lock:
             kept = self._top_up(
                 self.changes,
                 self._kept.get(key) or _Kept.empty(int),
@@ -570,9 +575,9 @@ class VectorIndex:
         """Every item vector, topped up with the rows added since."""
         if self.items is None:
             return _Kept.empty(str, str)
-        with self._lock:
+        with self._kept_lock:
             kept = self._kept_items
-            if len(kept.rows) > 2 * self.items.count() + _PAGE:
+            if len(kept.rows) > 2 * self.items.count() + 1000:
                 kept = _Kept.empty(str, str)  # mostly rows no longer at HEAD: read anew
             self._kept_items = self._top_up(
                 self.items,
@@ -593,30 +598,22 @@ class VectorIndex:
     ) -> _Kept:
         """`kept` with the collection's vectors of rows after its last one.
 
-        Log row ids only grow (AUTOINCREMENT), so "rows after the last one kept"
-        is exactly what is new, and nothing is new while the collection's mark
-        has not moved since the last top-up; a projection made again from older
-        rows empties what was kept first.
+        Log row ids only grow (AUTOINCREMENT) and catch-up adds them in that
+        order, so "rows after the last one kept" is exactly what is new, even
+        read while a catch-up is adding more; nothing is new while the
+        collection's mark has not moved since the last top-up; a projection made
+        again from older rows empties what was kept first.
         """
         if mark is not None and kept.mark == mark:
             return kept
         newer: dict[str, Any] = {"row": {"$gt": kept.last_row}}
         condition = {"$and": [where, newer]} if where else newer
-        for offset in itertools.count(0, _PAGE):  # the caller holds the lock
-            found = collection.get(
-                where=condition,
-                include=["embeddings", "metadatas"],
-                limit=_PAGE,
-                offset=offset,
-            )
-            if not found["ids"]:
-                break
+        found = collection.get(where=condition, include=["embeddings", "metadatas"])
+        if found["ids"]:
             metas = found["metadatas"]
             kept = kept.extend(
                 [m["row"] for m in metas],
                 list(zip(*(tags(m) for m in metas), strict=True)),
                 found["embeddings"],
             )
-            if len(found["ids"]) < _PAGE:
-                break
         return replace(kept, mark=mark)
