@@ -262,7 +262,7 @@ class ChronoStore(BaseStore, VersionControl):
         queries: dict[int, list[float]],
     ) -> list[Result]:
         meta = current_meta() if writes else None
-        vectors = self._search.vectors() if queries else None
+        vectors = self._search.searchable() if queries else None
         plan = ReadPlan(vectors=vectors, queries=queries)
         with self._engine.transaction(write=bool(writes)) as tx:
             results = run_reads(tx, ops, plan)

@@ -423,6 +423,28 @@ class VersionControl:
             tx.reindex_changes()
         return self._search.vectors().rebuild(progress)
 
+    def wait_for_index(self, timeout: float | None = None) -> bool:
+        """Wait until the vectors and the full-text index have caught up with
+        every write so far. Returns False if `timeout` seconds passed first.
+
+        Writes return before their vectors are made: a background thread
+        follows the log, and a search by meaning catches up with every write
+        that returned before it runs, so no caller needs this for correct
+        results. It is for the moments that want the index whole: before a
+        backup of the store's directory, before timing a search, or in a test
+        that looks into Chroma.
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore
+            >>> index = {"fields": ["text"]}
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), index=index)
+            >>> store.put(("notes",), "a", {"text": "hello"})
+            >>> store.wait_for_index(timeout=60)
+            True
+            >>> store.close()
+        """
+        return self._search.settle(timeout)
+
     # -- async twins -----------------------------------------------------------
 
     ahead = in_thread(head)
@@ -439,3 +461,4 @@ class VersionControl:
     aapply = in_thread(apply)
     astats = in_thread(stats)
     areindex = in_thread(reindex)
+    await_for_index = in_thread(wait_for_index)

@@ -60,11 +60,11 @@ def arm(point: str) -> None:
         add = VectorIndex._add_items
         calls = []
 
-        def add_or_die(self: VectorIndex, rows: Any, known: Any) -> None:
+        def add_or_die(self: VectorIndex, rows: Any) -> None:
             calls.append(1)
             if len(calls) == 2:
                 _die()
-            add(self, rows, known)
+            add(self, rows)
 
         VectorIndex._add_items = add_or_die  # type: ignore[method-assign]
     else:

@@ -8,11 +8,12 @@ kill point, and makes one last change (`put`: home becomes `PARIS`; `rollback`:
 home goes back from `PARIS` to `BOSTON`). The kill points, in the order the store
 reaches them after the SQLite commit:
 
-- `after_commit`: before any Chroma call (`SearchIndex.after_commit`).
-- `after_delete`: the stale vectors are deleted, the new ones not yet added
-  (`VectorIndex._add_items`).
-- `before_mark`: Chroma is up to date, the projection's mark is not saved yet
-  (`ProjectionFeed.save` for the item collection).
+- `after_commit`: before the write hands its commit to the background follower
+  (`SearchIndex.after_commit`).
+- `after_delete`: in the follower, the stale vectors are deleted, the new ones
+  not yet added (`VectorIndex._add_items`).
+- `before_mark`: in the follower, Chroma is up to date, the projection's mark is
+  not saved yet (`ProjectionFeed.save` for the item collection).
 
 Exit code -9 (killed) is the expected outcome; anything else is a failure the
 parent reports with this process's stderr. This module imports no pytest.
@@ -96,6 +97,7 @@ def main(path: str, point: str, action: str) -> int:
     store.put(ALICE, "pet", {"text": CAT})  # v2
     if action == "rollback":
         store.put(ALICE, "home", {"text": PARIS})  # v3, rolled back below
+    store.wait_for_index()  # the kill point must catch the last change only
     arm(point)
     if action == "put":
         store.put(ALICE, "home", {"text": PARIS})  # v3
@@ -103,6 +105,7 @@ def main(path: str, point: str, action: str) -> int:
         store.rollback(ALICE, to=2)  # v4
     else:
         raise SystemExit(f"unknown action {action!r}")
+    store.wait_for_index()  # the vectors follow in a background thread
     print("survived the kill point", flush=True)
     return 3
 

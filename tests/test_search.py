@@ -52,7 +52,7 @@ from langgraph_chronomem.models import PAIR_SCORER, default_embeddings
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.resolve import ResolverConfig
-from langgraph_chronomem.search.vectors import CHANGES, ITEMS, _item_id
+from langgraph_chronomem.search.vectors import CHANGES, ITEMS, VectorIndex, _item_id
 from langgraph_chronomem.store import DATABASE_FILE
 from langgraph_chronomem.undo import apply_undo
 from tests import _search_child as child
@@ -454,6 +454,7 @@ def test_put_index_false_is_stored_but_never_found_by_meaning(
     found = istore.search(ALICE, query="I am afraid of spiders", limit=10)
     assert [i.key for i in found] == ["home"]
     assert istore.get(ALICE, "fear").value == {"text": "I am afraid of spiders"}  # type: ignore[union-attr]
+    istore.wait_for_index()
     assert {m["key"] for _, m in dump(client, named(client, ITEMS)).values()} == {
         "home"
     }
@@ -474,6 +475,7 @@ def test_put_index_fields_choose_what_is_embedded(
         index=["missing.field"],
     )
     istore.put(ALICE, "home", {"text": BOSTON})
+    istore.wait_for_index()
     vectors = dump(client, named(client, ITEMS))
     hobby_row = row_id(tmp_path, ALICE, "hobby", 1)
     assert sorted(vectors) == sorted(
@@ -500,6 +502,7 @@ def test_put_index_fields_choose_what_is_embedded(
         ALICE, "hobby", {"text": "I collect stamps", "other": {"field": "violin"}}
     )
     assert istore.search(ALICE, query="stamp collecting", limit=1)[0].key == "hobby"
+    istore.wait_for_index()
     assert {m["key"] for _, m in dump(client, named(client, ITEMS)).values()} == {
         "hobby",
         "home",
@@ -635,6 +638,7 @@ def test_each_embedder_gets_collections_of_its_own(tmp_path: Path, client: Any) 
         put_toy_items(store)
         # the change collection catches up too
         store.resolve(ALICE, "undo the garden")
+        store.wait_for_index()
     first = {kind: dump(client, named(client, kind)) for kind in (ITEMS, CHANGES)}
     assert len(first[CHANGES]) == 3
     new = ToyEmbeddings(dims=128, salt="second")
@@ -645,6 +649,7 @@ def test_each_embedder_gets_collections_of_its_own(tmp_path: Path, client: Any) 
     with open_store(
         tmp_path, index={"fields": ["text"], "embed": new}, chroma_client=client
     ) as store:
+        store.wait_for_index()  # the new collections are made from the log
         items = dump(client, named(client, ITEMS, "ToyEmbeddings:toy-128-second"))
         assert sorted(m["key"] for _, m in items.values()) == sorted(TOY_ITEMS), (
             "items not re-embedded"
@@ -657,6 +662,7 @@ def test_each_embedder_gets_collections_of_its_own(tmp_path: Path, client: Any) 
         resolution = store.resolve(ALICE, "undo the tomatoes in my garden")
         assert resolution.best is not None and resolution.best.commit.version == 2
         assert resolution.best.scores.dense_rank == 1
+        store.wait_for_index()
         changes = dump(client, named(client, CHANGES, "toy-128-second"))
         assert len(changes) == 3 and all(v.shape == (128,) for v, _ in changes.values())
     # the first model's vectors are untouched, for a store still opened with it
@@ -727,9 +733,12 @@ def test_semantic_search_only_returns_head(
     with open_store(tmp_path, chroma_client=client) as store:
         _make_history(store, kind)
         paris_row = row_id(tmp_path, ALICE, "home", 3)
+        store.wait_for_index()
         if lagging:  # the projection stops catching up, as if its writer died
-            monkeypatch.setattr(store._search, "after_commit", lambda known: None)
+            vectors = store._search.vectors()
+            monkeypatch.setattr(vectors, "catch_up", lambda **_: 0)
         current, stale = _change(store, kind)
+        store.wait_for_index()
         vector_rows = {m["row"] for _, m in dump(client, named(client, ITEMS)).values()}
         # a lagging index still holds the Paris vector; one caught up does not
         assert (paris_row in vector_rows) is lagging
@@ -751,6 +760,7 @@ def test_planted_stale_vectors_are_never_returned(tmp_path: Path, client: Any) -
         store.put(ALICE, "home", {"text": PARIS})  # v2
         store.put(ALICE, "diary", {"text": DIARY})  # v3
         store.delete(ALICE, "diary")  # v4
+        store.wait_for_index()
         items = client.get_collection(named(client, ITEMS))
 
         def plant(vid: str, text: str, key: str, row: int) -> None:
@@ -872,9 +882,10 @@ def test_kill_9_between_commit_and_chroma_update(
     )
     client = chroma(root / "chroma")
 
-    # Opened without healing, the half-synced index still never leaks the stale value.
+    # Opened without catching up, the half-synced index never leaks the stale value.
     with monkeypatch.context() as patched:
         patched.setattr(SearchIndex, "heal", lambda self: None)
+        patched.setattr(VectorIndex, "catch_up", lambda self, **_: 0)
         with open_store(root) as store:
             assert store.head(ALICE) == head
             assert store.get(ALICE, "home").value == {"text": current}  # type: ignore[union-attr]
@@ -882,14 +893,14 @@ def test_kill_9_between_commit_and_chroma_update(
                 found_by_meaning(store, ALICE, query, never={stale})
         assert mark_of(root, ITEMS) < max_seq(root)
 
-    # Reopened normally, the index heals before the first read.
+    # Reopened normally, the index catches up before the first search by meaning.
     with open_store(root) as store:
+        top = store.search(ALICE, query=current, limit=1)[0]
+        assert (top.key, top.value) == ("home", {"text": current})
         assert mark_of(root, ITEMS) == max_seq(root)
         vectors = dump(client, named(client, ITEMS))
         assert {m["row"] for _, m in vectors.values()} == head_row_ids(root)
         assert len(vectors) == 2
-        top = store.search(ALICE, query=current, limit=1)[0]
-        assert (top.key, top.value) == ("home", {"text": current})
         found_by_meaning(store, ALICE, stale, never={stale})
         assert [c.version for c in store.log(ALICE)] == list(range(head, 0, -1))
 

@@ -40,6 +40,7 @@ from langgraph_chronomem import models
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.errors import ChronomemError, ConfigError
+from langgraph_chronomem.search.follow import Follower
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
 from langgraph_chronomem.search.vectors import DISTANCES, Distance, VectorIndex
 
@@ -53,6 +54,7 @@ __all__ = ["SearchIndex", "caller_loop", "load_reranker"]
 logger = logging.getLogger(__name__)
 
 CHROMA_DIR = "chroma"
+_FOLLOW_BATCH = 32  # commits per follower step: what a search may wait for
 INDEX_META = "index"  # the index settings a store was last opened with
 
 caller_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
@@ -184,6 +186,7 @@ class SearchIndex:
         self._vectors: VectorIndex | None = None
         self._chroma_lock: _ChromaLock | None = None
         self._resolver: Resolver | None = None
+        self._follower = Follower(self._follow, name=f"chronomem-follow-{directory}")
 
     def _settle_index(self, *, given: bool) -> None:
         """Record the index a store is opened with; reuse it when none is given.
@@ -309,30 +312,62 @@ class SearchIndex:
         ]
 
     def after_commit(self, known: Mapping[str, list[float]]) -> None:
-        """Bring the item collection up to date after a write.
+        """Hand a committed write to the follower, which brings the vectors and
+        the full-text index up to the log in the background.
+
+        `known` holds the vectors the write computed for its texts. A store
+        without `index` has no follower until its first search by meaning (an
+        undo) opens the vectors: one that never asks never loads a model.
 
         The write has committed whatever happens here: a failure (a model or
-        Chroma error) is logged, not raised, and the next write or open catches
-        up, while reads stay correct because every hit is checked against HEAD.
+        Chroma error) is logged, not raised, and the next write, search or open
+        catches up, while reads stay correct because every hit is checked
+        against HEAD.
         """
-        if not self.indexes_items:
+        if not self.indexes_items and self._vectors is None:
             return
         try:
-            self.vectors().catch_up(changes=False, known=known)
+            self.vectors().remember(known)
         except Exception:
             logger.warning(
-                "item vectors lag behind the log; next write or open retries",
+                "vectors lag behind the log; the next write or search retries",
                 exc_info=True,
             )
+        self._follower.poke()
+
+    def _follow(self) -> bool:
+        """The follower's step: a few batches of commits into each collection,
+        then the full-text index. Returns whether more may remain."""
+        vectors = self.vectors()
+        applied = vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
+        with self.engine.transaction(write=True) as tx:
+            tx.index_changes()
+        return applied > 0
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until the follower has applied every write so far. Returns
+        False if `timeout` seconds passed first."""
+        return self._follower.settle(timeout)
+
+    def searchable(self) -> VectorIndex:
+        """The vectors, with every write that returned applied to the item
+        collection: what a search by meaning reads (read-your-writes, as
+        LangGraph's stores give it). Waits for the follower's step in progress,
+        then applies the rest itself."""
+        vectors = self.vectors()
+        vectors.catch_up(changes=False)
+        return vectors
 
     def heal(self) -> None:
-        """On open: apply what a crash kept from the item collection, if anything."""
+        """On open: if a crash left the collections behind the log, start the
+        follower on it (searches catch up first in any case)."""
         if self.indexes_items and self.vectors().behind():
-            self.vectors().catch_up(changes=False)
+            self._follower.poke()
 
     def close(self) -> None:
         """Stop the resolver's worker thread, and close the embedded Chroma client
         (one given by the caller stays the caller's to close)."""
+        self._follower.stop()
         if self._resolver is not None:
             self._resolver.close()
         with self._lock:

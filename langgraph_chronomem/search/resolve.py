@@ -383,7 +383,7 @@ class Resolver:
         """The request's vector, and the change rows nearest it on `side`."""
         index = self.vectors()
         query = _unit(index.embeddings.embed_query(intent.topic))
-        index.catch_up(items=False)
+        index.ready_for(scope)
         hits = index.query_changes(scope, query.tolist(), n=self.config.depth)
         rows = [hit.row_id for hit in hits]
         if side == "old" and rows:  # a state matched: the change that replaced it

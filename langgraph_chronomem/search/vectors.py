@@ -190,7 +190,6 @@ class VectorIndex:
         self._paths = [
             (f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()
         ]
-        self._lock = threading.Lock()  # Chroma writes (catch-up, rebuild)
         # The copies kept for exact search. Readers hold the log's lock when they
         # take it, and its holders never wait for the log: never the other way.
         self._kept_lock = threading.Lock()
@@ -209,6 +208,15 @@ class VectorIndex:
             if item_fields is None
             else self._collection(collection_name(ITEMS, embedder, item_fields))
         )
+        # One lock per collection, held while its Chroma side is written: a
+        # search that catches up the items never waits for change vectors.
+        self._locks = {c.name: threading.Lock() for c in self._collections()}
+        # Vectors writes computed before they committed, kept until a catch-up
+        # has applied their commits: (generation remembered, vector) by text.
+        self._pending_lock = threading.Lock()
+        self._pending: dict[str, tuple[int, list[float]]] = {}
+        self._generation = 0
+        self._ahead: set[int] = set()  # change rows added before their commits' turn
 
     def _collection(self, name: str, *, anew: bool = False) -> Any:
         """Open a collection, or make it (`anew`: again) from nothing.
@@ -239,11 +247,13 @@ class VectorIndex:
         Raises:
             Exception: Whatever Chroma raises for a collection it cannot read.
         """
-        for collection in (self.changes, self.items):
-            if collection is not None:
-                collection.count()
-                collection.get(limit=1, include=["embeddings"])
+        for collection in self._collections():
+            collection.count()
+            collection.get(limit=1, include=["embeddings"])
         return self
+
+    def _collections(self) -> list[Any]:
+        return [self.changes] if self.items is None else [self.items, self.changes]
 
     # -- what gets embedded ---------------------------------------------------
 
@@ -267,17 +277,26 @@ class VectorIndex:
             ]
         return texts
 
-    def embed(
-        self, texts: Sequence[str], known: Mapping[str, list[float]] | None = None
-    ) -> list[list[float]]:
-        """Vectors for `texts`, reusing any already computed in `known`."""
-        known = dict(known or {})
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors for `texts`, reusing those writes computed (`remember`)."""
+        with self._pending_lock:
+            known = {t: self._pending[t][1] for t in texts if t in self._pending}
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
             known.update(
                 zip(missing, self.embeddings.embed_documents(missing), strict=True)
             )
         return [list(known[t]) for t in texts]
+
+    def remember(self, known: Mapping[str, list[float]]) -> None:
+        """Keep the vectors a write computed before it committed, for the
+        catch-up that applies its commit: nothing is embedded twice."""
+        if not known:
+            return
+        with self._pending_lock:
+            self._generation += 1
+            for text, vector in known.items():
+                self._pending[text] = (self._generation, vector)
 
     # -- catching up with the log ---------------------------------------------
 
@@ -286,32 +305,35 @@ class VectorIndex:
         *,
         items: bool = True,
         changes: bool = True,
-        known: Mapping[str, list[float]] | None = None,
+        steps: int | None = None,
+        batch: int = _BATCH,
         progress: Progress | None = None,
     ) -> int:
-        """Apply every commit the collections have not seen. Returns how many.
+        """Apply the commits the collections have not seen. Returns how many
+        (the most of any one collection).
 
         Args:
             items: Catch up the item collection (if items are indexed).
             changes: Catch up the change collection.
-            known: Vectors already computed for some texts (a write embeds its
-                values before it commits, and passes them here).
+            steps: At most this many batches per collection (default: all), so
+                a background follower never holds a collection's lock long.
+            batch: Commits per batch.
             progress: Called as `progress(done, total)` after every batch, in
                 commits applied over all the collections caught up.
         """
         appliers = {}
-        if changes:
-            appliers[self.changes.name] = self._apply_changes
         if items and self.items is not None:
             appliers[self.items.name] = self._apply_items
+        if changes:
+            appliers[self.changes.name] = self._apply_changes
+        advance = None
+        if progress is not None:
+            advance = self._tally(list(appliers), progress)
         applied = 0
-        with self._lock:
-            advance = None
-            if progress is not None:
-                advance = self._tally(list(appliers), progress)
-            for name, apply in appliers.items():
-                done = self._catch_up(name, apply, known, advance)
-                applied = max(applied, done)
+        for name, apply in appliers.items():
+            with self._locks[name]:
+                done = self._catch_up(name, apply, steps, batch, advance)
+            applied = max(applied, done)
         return applied
 
     def _tally(self, names: Sequence[str], progress: Progress) -> Callable[[int], None]:
@@ -330,53 +352,111 @@ class VectorIndex:
         return advance
 
     def behind(self) -> bool:
-        """Whether the item collection has commits (or a rebuild) still to apply."""
-        if self.items is None:
-            return False
+        """Whether a collection has commits (or a rebuild) still to apply."""
         with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
-            state = feed.state(self.items.name)
-            return bool(state.rebuild or feed.commit_seqs_after(state.seq, limit=1))
+            for collection in self._collections():
+                state = feed.state(collection.name)
+                if state.rebuild or feed.commit_seqs_after(state.seq, limit=1):
+                    return True
+        return False
 
     def _catch_up(
         self,
         name: str,
         apply: Any,
-        known: Any,
+        steps: int | None,
+        batch: int,
         advance: Callable[[int], None] | None,
     ) -> int:
-        engine = self.engine
-        with engine.transaction(write=False) as tx:
-            state = ProjectionFeed(tx).state(name)
+        """Apply `name`'s rebuilds, then up to `steps` batches of commits.
+        The caller holds the collection's lock."""
+        with self._pending_lock:
+            remembered = self._generation
+        state = self._state(name)
         for scope in state.rebuild:
-            apply(known, scope=scope)
-            state = ProjectionState(
-                state.seq, tuple(s for s in state.rebuild if s != scope)
-            )
-            with engine.transaction(write=True) as tx:
-                ProjectionFeed(tx).save(name, state)
+            state = self._rebuild_scope(name, apply, state, scope)
         applied = 0
-        while True:
-            with engine.transaction(write=False) as tx:
-                seqs = ProjectionFeed(tx).commit_seqs_after(state.seq, limit=_BATCH)
+        while steps is None or steps > 0:
+            with self.engine.transaction(write=False) as tx:
+                seqs = ProjectionFeed(tx).commit_seqs_after(state.seq, limit=batch)
             if not seqs:
-                self._marks[name] = state
-                return applied
-            apply(known, after=state.seq, upto=seqs[-1])
+                if self.items is not None and name == self.items.name:
+                    self._forget_pending(remembered)
+                break
+            apply(after=state.seq, upto=seqs[-1])
             state = ProjectionState(seqs[-1], state.rebuild)
-            with engine.transaction(write=True) as tx:
+            with self.engine.transaction(write=True) as tx:
                 ProjectionFeed(tx).save(name, state)
             applied += len(seqs)
+            steps = None if steps is None else steps - 1
             if advance is not None:
                 advance(len(seqs))
+        self._marks[name] = state
+        return applied
+
+    def _state(self, name: str) -> ProjectionState:
+        with self.engine.transaction(write=False) as tx:
+            return ProjectionFeed(tx).state(name)
+
+    def _rebuild_scope(
+        self, name: str, apply: Any, state: ProjectionState, scope: Namespace
+    ) -> ProjectionState:
+        """Make `scope`'s vectors in `name` again (what a reset asks), and save
+        the mark without it."""
+        apply(scope=scope)
+        state = ProjectionState(
+            state.seq, tuple(s for s in state.rebuild if s != scope)
+        )
+        with self.engine.transaction(write=True) as tx:
+            ProjectionFeed(tx).save(name, state)
+        return state
+
+    def _forget_pending(self, remembered: int) -> None:
+        """Drop vectors remembered before a catch-up that found nothing left:
+        their commits are applied (or their items written again since)."""
+        with self._pending_lock:
+            self._pending = {
+                text: entry
+                for text, entry in self._pending.items()
+                if entry[0] > remembered
+            }
+
+    def ready_for(self, scope: Namespace) -> None:
+        """Bring `scope`'s change vectors up to the log, and no other scope's.
+
+        The undo search calls this: after a burst of writes the background
+        follower may still be working through other scopes' commits, and one
+        scope's request should not wait for them. The rows added here are skipped
+        when the follower reaches their commits.
+        """
+        name = self.changes.name
+        with self.engine.transaction(write=False) as tx:
+            feed = ProjectionFeed(tx)
+            state = feed.state(name)
+            if not (state.rebuild or feed.commit_seqs_after(state.seq, limit=1)):
+                self._marks[name] = state  # another process may have moved it
+                return
+        with self._locks[name]:
+            state = self._state(name)
+            if scope in state.rebuild:
+                self._rebuild_scope(name, self._apply_changes, state, scope)
+            kept = self._scope_vectors(scope)
+            with self.engine.transaction(write=False) as tx:
+                rows = [
+                    row
+                    for row in tx.change_rows(scope=scope)
+                    if row.row_id > kept.last_row and row.text.new
+                ]
+            self._add_changes(rows)
+            self._ahead.update(row.row_id for row in rows)
+            with self._kept_lock:  # rows were added without moving the mark
+                key = scope_key(scope)
+                if key in self._kept:
+                    self._kept[key] = replace(self._kept[key], mark=None)
 
     def _apply_items(
-        self,
-        known: Any,
-        *,
-        scope: Namespace | None = None,
-        after: int = 0,
-        upto: int = 0,
+        self, *, scope: Namespace | None = None, after: int = 0, upto: int = 0
     ) -> None:
         assert self.items is not None
         with self.engine.transaction(write=False) as tx:
@@ -392,9 +472,9 @@ class VectorIndex:
                 if changed:
                     stale = [_item_id(ns, key) for ns, key in changed]
                     self.items.delete(where={"item": {"$in": stale}})
-        self._add_items(rows, known)
+        self._add_items(rows)
 
-    def _add_items(self, rows: Sequence[HeadRow], known: Any) -> None:
+    def _add_items(self, rows: Sequence[HeadRow]) -> None:
         assert self.items is not None
         ids, texts, metadatas = [], [], []
         for row in sorted(rows, key=lambda r: r.row_id):  # see `_top_up`
@@ -415,17 +495,12 @@ class VectorIndex:
             part = slice(start, start + _BATCH)
             self.items.upsert(
                 ids=ids[part],
-                embeddings=self.embed(texts[part], known),
+                embeddings=self.embed(texts[part]),
                 metadatas=metadatas[part],
             )
 
     def _apply_changes(
-        self,
-        known: Any,
-        *,
-        scope: Namespace | None = None,
-        after: int = 0,
-        upto: int = 0,
+        self, *, scope: Namespace | None = None, after: int = 0, upto: int = 0
     ) -> None:
         with self.engine.transaction(write=False) as tx:
             rows = tx.change_rows(scope=scope, after=after, upto=upto)
@@ -433,16 +508,20 @@ class VectorIndex:
             self.changes.delete(where={"scope": scope_key(scope)})
             with self._kept_lock:
                 self._kept.pop(scope_key(scope), None)
-        self._add_changes([row for row in rows if row.text.new], known)
+        elif self._ahead:  # skip what `ready_for` added already
+            ahead = self._ahead.intersection(row.row_id for row in rows)
+            self._ahead -= ahead
+            rows = [row for row in rows if row.row_id not in ahead]
+        self._add_changes([row for row in rows if row.text.new])
 
-    def _add_changes(self, rows: Sequence[ChangeRow], known: Any) -> None:
+    def _add_changes(self, rows: Sequence[ChangeRow]) -> None:
         rows = sorted(rows, key=lambda r: r.row_id)  # see `_top_up`
         for start in range(0, len(rows), _BATCH):
             part = rows[start : start + _BATCH]
             self.changes.upsert(
                 ids=[str(row.row_id) for row in part],
                 embeddings=self.embed(
-                    [f"{row.text.new} {row.text.context}" for row in part], known
+                    [f"{row.text.new} {row.text.context}" for row in part]
                 ),
                 metadatas=[
                     {
@@ -460,13 +539,16 @@ class VectorIndex:
 
         `progress` is called as in `catch_up`.
         """
-        with self._lock:
+        with contextlib.ExitStack() as held:
+            for collection in self._collections():
+                held.enter_context(self._locks[collection.name])
             self.changes = self._collection(self.changes.name, anew=True)
             if self.items is not None:
                 self.items = self._collection(self.items.name, anew=True)
             with self._kept_lock:
                 self._kept.clear()
                 self._kept_items = _Kept.empty(str, str)
+            self._ahead.clear()
         return self.catch_up(progress=progress)
 
     # -- queries --------------------------------------------------------------

@@ -1,0 +1,117 @@
+"""A background thread that runs one step of work at a time, whenever poked.
+
+The store's projections (item and change vectors, the full-text index) follow
+the log this way: a write commits, pokes, and returns; the follower applies
+what was committed in small steps, so a search that needs everything waits at
+most one step for the lock a step holds.
+
+    >>> done = []
+    >>> def step() -> bool:  # one unit of work; True while more remains
+    ...     done.append(len(done))
+    ...     return len(done) < 3
+    >>> follower = Follower(step, name="demo")
+    >>> follower.poke()
+    >>> follower.settle()
+    True
+    >>> done
+    [0, 1, 2]
+    >>> follower.stop()
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import weakref
+from collections.abc import Callable
+
+__all__ = ["Follower"]
+
+logger = logging.getLogger(__name__)
+
+_running: weakref.WeakSet[Follower] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all() -> None:
+    """At exit, let every follower finish the step it is in (a Chroma write cut
+    short by the interpreter's exit could damage the index) and stop."""
+    for follower in list(_running):
+        follower.stop()
+
+
+class Follower:
+    """Calls `step()` in one daemon thread after every `poke()`, again and
+    again while it returns True.
+
+    A step that raises is logged, and the follower waits for the next poke
+    instead of retrying in a loop: the log is the truth, and the next write,
+    search or open catches the projection up.
+
+    Args:
+        step: One bounded unit of work; returns whether more remains.
+        name: The thread's name.
+    """
+
+    def __init__(self, step: Callable[[], bool], *, name: str) -> None:
+        self._step = step
+        self._name = name
+        self._wake = threading.Condition()
+        self._poked = False
+        self._busy = False
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+
+    def poke(self) -> None:
+        """Ask for steps to run (starts the thread on first use)."""
+        with self._wake:
+            if self._stopped:
+                return
+            self._poked = True
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name=self._name, daemon=True
+                )
+                self._thread.start()
+                _running.add(self)
+            self._wake.notify_all()
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until no step runs or is asked for. Returns False on timeout."""
+        with self._wake:
+            return self._wake.wait_for(
+                lambda: self._stopped or not (self._poked or self._busy), timeout
+            )
+
+    def stop(self) -> None:
+        """Finish the step in progress, run no more, and end the thread."""
+        with self._wake:
+            self._stopped = True
+            self._wake.notify_all()
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                self._wake.wait_for(lambda: self._poked or self._stopped)
+                if self._stopped:
+                    self._wake.notify_all()
+                    return
+                self._poked, self._busy = False, True
+            try:
+                while self._step() and not self._stopped:
+                    pass
+            except Exception:
+                logger.warning(
+                    "%s: an index lags behind the log; the next write, search or "
+                    "open catches it up",
+                    self._name,
+                    exc_info=True,
+                )
+            finally:
+                with self._wake:
+                    self._busy = False
+                    self._wake.notify_all()
