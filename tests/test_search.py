@@ -575,9 +575,10 @@ async def test_custom_async_embed_function_is_used_by_aput_and_asearch(
 
 
 async def test_custom_async_embed_function_serves_arollback(
-    tmp_path: Path, client: Any
+    tmp_path: Path, client: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """An async-only embedder is accepted: async time travel must work with it."""
+    """An async-only embedder is accepted: async time travel must work with it,
+    and no background thread tries the model where it cannot answer."""
     with open_store(
         tmp_path, index={"fields": ["text"], "embed": toy_aembed}, chroma_client=client
     ) as store:
@@ -590,6 +591,8 @@ async def test_custom_async_embed_function_serves_arollback(
             cosine(bag_of_words("string orchestra"), bag_of_words(TOY_ITEMS["violin"])),
             abs=1e-5,
         )
+        assert store.wait_for_index(timeout=30)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 async def test_custom_async_embed_function_serves_aundo(

@@ -327,7 +327,13 @@ class SearchIndex:
         if not self.indexes_items and self._vectors is None:
             return
         try:
-            self.vectors().remember(known)
+            vectors = self.vectors()
+            if isinstance(self.embeddings, _AsyncOnlyEmbeddings):
+                # Such a model answers only on the caller's event loop, which
+                # the follower has none of: catch up here, in the call's thread.
+                vectors.catch_up(changes=False)
+                return
+            vectors.remember(known)
         except Exception:
             logger.warning(
                 "vectors lag behind the log; the next write or search retries",

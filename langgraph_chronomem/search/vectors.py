@@ -214,7 +214,7 @@ class VectorIndex:
         # Vectors writes computed before they committed, kept until a catch-up
         # has applied their commits: (generation remembered, vector) by text.
         self._pending_lock = threading.Lock()
-        self._pending: dict[str, tuple[int, list[float]]] = {}
+        self._pending: dict[str, tuple[int, np.ndarray]] = {}
         self._generation = 0
         self._ahead: set[int] = set()  # change rows added before their commits' turn
 
@@ -280,7 +280,9 @@ class VectorIndex:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Vectors for `texts`, reusing those writes computed (`remember`)."""
         with self._pending_lock:
-            known = {t: self._pending[t][1] for t in texts if t in self._pending}
+            known = {
+                t: self._pending[t][1].tolist() for t in texts if t in self._pending
+            }
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
             known.update(
@@ -296,7 +298,10 @@ class VectorIndex:
         with self._pending_lock:
             self._generation += 1
             for text, vector in known.items():
-                self._pending[text] = (self._generation, vector)
+                kept = np.asarray(
+                    vector, dtype=np.float32
+                )  # a quarter of a list's size
+                self._pending[text] = (self._generation, kept)
 
     # -- catching up with the log ---------------------------------------------
 

@@ -1,0 +1,128 @@
+"""Vectors follow the log in a background thread: writes do not wait for Chroma,
+searches still see every write that returned, and the first undo after a burst
+embeds only its own scope's changes.
+
+The follower is held back the way it would be in a real store under load: its
+model calls (the change vectors it embeds) block, or fail, in its own thread,
+while the caller's thread goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import Embeddings
+
+from langgraph_chronomem import ChronoStore
+from langgraph_chronomem.search.vectors import CHANGES
+from tests.test_search import bag_of_words, chroma, named
+
+ALICE = ("memories", "alice")
+
+
+class HeldBack(Embeddings):
+    """Bag-of-words vectors; in the follower's thread, calls wait for `release`
+    (or fail, with `fail=True`)."""
+
+    model = "held-back"
+
+    def __init__(self, *, fail: bool = False) -> None:
+        self.fail = fail
+        self.release = threading.Event()
+        self.follower_calls = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if threading.current_thread().name.startswith("chronomem-follow"):
+            self.follower_calls += 1
+            if self.fail:
+                raise RuntimeError("the model is unavailable to the follower")
+            assert self.release.wait(timeout=60), "never released"
+        return [bag_of_words(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Any:
+    return chroma(tmp_path / "chroma")
+
+
+def fact(n: int) -> str:
+    """A fact of its own words (the toy model sees letters only)."""
+    return f"fact {chr(97 + n // 26)}{chr(97 + n % 26)} about alice"
+
+
+def open_store(root: Path, embed: Embeddings, client: Any) -> ChronoStore:
+    index = {"fields": ["text"], "embed": embed, "dims": 64}
+    return ChronoStore.from_path(root, scope_depth=2, index=index, chroma_client=client)  # type: ignore[arg-type]
+
+
+def test_writes_return_while_the_follower_is_busy_and_searches_see_them(
+    tmp_path: Path, client: Any
+) -> None:
+    model = HeldBack()
+    with open_store(tmp_path, model, client) as store:
+        store.put(ALICE, "home", {"text": "I live in Boston"})
+        # the follower is now stuck embedding that change; writes go on
+        store.put(ALICE, "pet", {"text": "my cat Tom"})
+        store.put(ALICE, "home", {"text": "I moved to Paris"})
+        assert not store.wait_for_index(timeout=0.2)
+        top = store.search(ALICE, query="moved to Paris", limit=2)[0]
+        assert (top.key, top.value["text"]) == ("home", "I moved to Paris")
+        assert store.search(ALICE, query="cat", limit=5)[0].key == "pet"
+        model.release.set()
+        assert store.wait_for_index(timeout=60)
+        assert all(p.behind == 0 for p in store.stats().projections)
+
+
+def test_the_first_undo_embeds_its_own_scope_only(
+    tmp_path: Path, client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    model = HeldBack(fail=True)  # the follower never gets a change vector made
+    users = [("memories", f"user{i}") for i in range(4)]
+    with open_store(tmp_path, model, client) as store:
+        for n in range(10):
+            for user in users:
+                store.put(user, f"note{n}", {"text": f"{user[1]} note number {n}"})
+        store.put(ALICE, "home", {"text": "I moved to Paris"})
+        assert store.wait_for_index(timeout=60)
+        resolution = store.resolve(ALICE, "undo my move to Paris")
+        assert resolution.best is not None and resolution.best.commit.version == 1
+        changes = client.get_collection(named(client, CHANGES))
+        scopes = {m["scope"] for m in changes.get(include=["metadatas"])["metadatas"]}
+        assert len(scopes) == 1 and changes.count() == 1
+        assert any("lags behind" in r.getMessage() for r in caplog.records)
+        # once the model answers the follower again, every scope catches up
+        model.fail = False
+        model.release.set()
+        store.put(ALICE, "pet", {"text": "my cat Tom"})
+        assert store.wait_for_index(timeout=60)
+        assert changes.count() == 10 * len(users) + 2
+        assert all(p.behind == 0 for p in store.stats().projections)
+
+
+def test_close_waits_for_the_step_in_progress_and_reopening_catches_up(
+    tmp_path: Path, client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    model = HeldBack()
+    store = open_store(tmp_path, model, client)
+    for n in range(40):
+        store.put(ALICE, f"k{n}", {"text": fact(n)})
+    threading.Timer(0.3, model.release.set).start()
+    store.close()  # returns once the follower's step ends, with work left over
+    answering = HeldBack()
+    answering.release.set()
+    with (
+        caplog.at_level(logging.WARNING),
+        open_store(tmp_path, answering, client) as again,
+    ):
+        found = again.search(ALICE, query=fact(39), limit=1)
+        assert found[0].key == "k39" and found[0].score == pytest.approx(1.0)
+        assert again.wait_for_index(timeout=60)
+        assert all(p.behind == 0 for p in again.stats().projections)
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
