@@ -7,7 +7,7 @@ filter on it. They live in the store's own database file, next to the versioned
 log, created by the engine's named-migration runner under their own names:
 
     >>> [m.name for m in MIGRATIONS]
-    ['checkpoint_0001_tables']
+    ['checkpoint_0001_tables', 'checkpoint_0002_run_index_skips_plain_runs']
 
 `ChronoCheckpointer` holds no SQL text: it calls the functions here with a cursor
 inside one of the engine's transactions.
@@ -22,7 +22,7 @@ from typing import Any, cast
 from langgraph_chronomem.engine.base import chunks
 from langgraph_chronomem.engine.migrations import Migration
 from langgraph_chronomem.engine.sql import Cursor, Statement
-from langgraph_chronomem.errors import InvalidFilterError
+from langgraph_chronomem.errors import InvalidFilterError, InvalidValueError
 
 __all__ = [
     "MIGRATIONS",
@@ -32,6 +32,8 @@ __all__ = [
     "channel_writes",
     "list_page",
     "metadata_filter",
+    "metadata_json",
+    "save",
     "stamp",
     "walk",
 ]
@@ -76,6 +78,18 @@ MIGRATIONS = [
                 ON commits (json_extract(labels, '$.thread_id'), seq)""",
         ),
     ),
+    Migration(
+        "checkpoint_0002_run_index_skips_plain_runs",
+        (
+            # A checkpoint without a run_id (any run outside LangGraph's server)
+            # no longer costs an index page per put; `delete_for_runs`' `IN`
+            # implies NOT NULL, so it still finds runs through the index.
+            "DROP INDEX checkpoints_by_run",
+            """CREATE INDEX checkpoints_by_run
+                ON checkpoints (json_extract(metadata, '$.run_id'))
+                WHERE json_extract(metadata, '$.run_id') IS NOT NULL""",
+        ),
+    ),
 ]
 
 _COLUMNS = (
@@ -105,10 +119,6 @@ LATEST_PER_NAMESPACE = (
     "SELECT checkpoint_ns, MAX(checkpoint_id) FROM checkpoints "
     "WHERE thread_id = ? GROUP BY checkpoint_ns"
 )
-STAMP = (
-    f"SELECT json_extract(metadata, '$.{SEQ_KEY}') FROM checkpoints "
-    "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
-)
 UPSERT = f"INSERT OR REPLACE INTO checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
 # The parent chain of one checkpoint, target first, then nearest ancestor first.
@@ -135,6 +145,18 @@ def row(cur: Cursor, thread_id: str, ns: str, checkpoint_id: str | None) -> Row 
     else:
         found = cur.execute(LATEST, (thread_id, ns)).fetchone()
     return cast("Row | None", found)
+
+
+def save(
+    cur: Cursor, columns: Sequence[Any], metadata: Mapping[str, Any], seq: int
+) -> None:
+    """Write a checkpoint row: `columns` up to the metadata, then the metadata
+    with its memory position `seq`.
+
+    Raises:
+        InvalidValueError: If the metadata is not JSON (nothing is written).
+    """
+    cur.execute(UPSERT, (*columns, metadata_json({**metadata, SEQ_KEY: seq})))
 
 
 def latest_id(cur: Cursor, thread_id: str, ns: str) -> str | None:
@@ -267,13 +289,25 @@ def keep_latest(cur: Cursor, loads: Loads, thread_id: str) -> None:
 
 # -- memory positions ---------------------------------------------------------
 
-LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
-# The first commit by a task of this thread that ran from checkpoint `id` or a
-# later one. Checkpoint ids are time-ordered (uuid6), so that commit came after
-# the checkpoint was made, even when LangGraph saved the checkpoint later.
-FIRST_COMMIT_FROM = (
-    "SELECT MIN(seq) FROM commits WHERE json_extract(labels, '$.thread_id') = ? "
-    "AND seq > ? AND json_extract(labels, '$.checkpoint_id') >= ?"
+# Where checkpoint ?3 of thread ?1, namespace ?2, put after parent ?4, stands:
+# its stamp, the last memory commit before its tasks wrote, is just before the
+# first commit by a task of the thread that ran from ?3 or a later checkpoint
+# (ids are time-ordered uuid6, so that commit came after the checkpoint was
+# made, even when LangGraph saved the checkpoint later), else the last commit;
+# none can precede the parent's stamp. And whether the namespace holds a
+# checkpoint newer than the parent (the put forks the thread's past).
+STAMP = (
+    "SELECT COALESCE(("
+    "SELECT MIN(seq) - 1 FROM commits "
+    "WHERE json_extract(labels, '$.thread_id') = ?1 "
+    "AND json_extract(labels, '$.checkpoint_id') >= ?3 "
+    "AND seq > COALESCE(("
+    f"SELECT json_extract(metadata, '$.{SEQ_KEY}') FROM checkpoints "
+    "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?4"
+    "), 0)"
+    "), (SELECT COALESCE(MAX(seq), 0) FROM commits)), "
+    "EXISTS (SELECT 1 FROM checkpoints "
+    "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id > ?4)"
 )
 # Versions grow with seq inside a scope: this reads only versions after `seq`.
 VERSION_AT = (
@@ -282,19 +316,22 @@ VERSION_AT = (
 )
 
 
-def stamp(cur: Cursor, thread_id: str, checkpoint_id: str, after: int) -> int:
-    """The last memory commit before checkpoint `checkpoint_id`'s tasks wrote.
+def stamp(
+    cur: Cursor, thread_id: str, ns: str, checkpoint_id: str, parent_id: str | None
+) -> tuple[int, bool]:
+    """Where a checkpoint about to be put stands: its memory stamp, and whether
+    its namespace already holds a checkpoint newer than its parent.
 
+    The stamp is the last memory commit before the checkpoint's tasks wrote.
     LangGraph saves checkpoints in the background, so a node may have written
     memory before its checkpoint is put. Its commits carry the thread and the
     checkpoint they ran from, and the cut falls just before the first one from
-    this checkpoint or a later one; none can precede `after`, the parent's stamp.
+    this checkpoint or a later one, after the parent's stamp.
     """
-    (last,) = cur.execute(LAST_SEQ).fetchone()
-    (first,) = cur.execute(
-        FIRST_COMMIT_FROM, (thread_id, after, checkpoint_id)
+    seq, newer = cur.execute(
+        STAMP, (thread_id, ns, checkpoint_id, parent_id)
     ).fetchone()
-    return int(last if first is None else first - 1)
+    return int(seq), bool(newer)
 
 
 def version_at(cur: Cursor, scope: str, seq: int) -> int:
@@ -322,6 +359,18 @@ def canonical_json(value: Any) -> str:
         ensure_ascii=False,
         allow_nan=False,
     )
+
+
+def metadata_json(metadata: Mapping[str, Any]) -> str:
+    """Checkpoint metadata as stored (`canonical_json`).
+
+    Raises:
+        InvalidValueError: If it is not JSON.
+    """
+    try:
+        return canonical_json(metadata)
+    except (TypeError, ValueError) as error:
+        raise InvalidValueError(f"checkpoint metadata must be JSON: {error}") from error
 
 
 def _path(key: str) -> str:

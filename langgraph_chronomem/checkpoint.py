@@ -78,12 +78,11 @@ from langgraph.runtime import Runtime
 
 from langgraph_chronomem import _checkpoint_sql as sql
 from langgraph_chronomem.context import commit_context
-from langgraph_chronomem.engine.base import scope_text
+from langgraph_chronomem.engine.base import LogTransaction, scope_text
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Commit, Namespace
 from langgraph_chronomem.errors import (
     ConfigError,
-    InvalidValueError,
     ScopeError,
     VersionError,
     VersionNotFound,
@@ -149,9 +148,9 @@ def _address(config: RunnableConfig) -> tuple[str, str, str | None]:
     )
 
 
-def _stamp_of(metadata: str) -> int | None:
-    """The memory position recorded in a checkpoint's metadata JSON."""
-    value = json.loads(metadata).get(SEQ_KEY)
+def _stamp_of(metadata: Mapping[str, Any]) -> int | None:
+    """The memory position recorded in a checkpoint's metadata."""
+    value = metadata.get(SEQ_KEY)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -228,12 +227,20 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
 
     # -- reading ---------------------------------------------------------------
 
-    def _tuple(self, row: sql.Row, writes: Sequence[Sequence[Any]]) -> CheckpointTuple:
-        thread_id, ns, checkpoint_id, parent_id, kind, blob, metadata = row
+    def _tuple(
+        self,
+        row: sql.Row,
+        writes: Sequence[Sequence[Any]],
+        metadata: dict[str, Any] | None = None,
+    ) -> CheckpointTuple:
+        """The tuple of a checkpoint row; `metadata` when already decoded."""
+        thread_id, ns, checkpoint_id, parent_id, kind, blob, text = row
         return CheckpointTuple(
             config=_config(thread_id, ns, checkpoint_id),
             checkpoint=self.serde.loads_typed((kind, blob)),
-            metadata=cast(CheckpointMetadata, json.loads(metadata)),
+            metadata=cast(
+                CheckpointMetadata, json.loads(text) if metadata is None else metadata
+            ),
             parent_config=_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=[
                 (task_id, channel, self.serde.loads_typed((write_kind, value)))
@@ -251,17 +258,28 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         background, too late to rewind from `put`.
         """
         thread_id, ns, checkpoint_id = _address(config)
+        configurable = config.get("configurable") or {}
+        # Only a run opening a named checkpoint may travel back in time, so only
+        # it looks further than the checkpoint; `get_state` and the rest do not.
+        opens_run = (
+            self._rewinds(ns, checkpoint_id)
+            and _RUN_KEY in configurable
+            and _TASK_KEY not in configurable
+        )
+        metadata = rewind = None
         with self._engine.transaction(write=False) as tx:
             row = sql.row(tx.cur, thread_id, ns, checkpoint_id)
             if row is None:
                 return None
             writes = tx.cur.execute(sql.WRITES, row[:3]).fetchall()
-            latest = sql.latest_id(tx.cur, thread_id, ns)
-        found = self._tuple(row, writes)
-        configurable = config.get("configurable") or {}
-        opens_run = _RUN_KEY in configurable and _TASK_KEY not in configurable
-        if self._rewinds(ns, checkpoint_id) and opens_run and latest != row[2]:
-            self._rewind(config, thread_id, row)
+            travels = opens_run and sql.latest_id(tx.cur, thread_id, ns) != row[2]
+            if travels:
+                metadata = json.loads(row[6])
+                rewind = self._rewind_target(tx, config, row[2], metadata)
+        found = self._tuple(row, writes, metadata)
+        if travels:
+            if rewind is not None:
+                self._rewind(thread_id, row[2], *rewind)
             with self._rewound_lock:
                 self._rewound[thread_id] = row[2]
         return found
@@ -379,28 +397,29 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             InvalidValueError: If the metadata is not JSON.
         """
         thread_id, ns, parent_id = _address(config)
-        try:
-            meta: dict[str, Any] = dict(get_checkpoint_metadata(config, metadata))
-            sql.canonical_json(meta)
-        except (TypeError, ValueError) as error:
-            raise InvalidValueError(
-                f"checkpoint metadata must be JSON: {error}"
-            ) from error
+        meta: dict[str, Any] = dict(get_checkpoint_metadata(config, metadata))
         kind, blob = self.serde.dumps_typed(checkpoint)
-        if self._rewinds(ns, parent_id):
-            assert parent_id is not None
+        address = (thread_id, ns, checkpoint["id"], parent_id)
+        forks = self._rewinds(ns, parent_id)
+        if forks:
             with self._rewound_lock:
-                done = self._rewound.get(thread_id) == parent_id
-                if done:
+                if self._rewound.get(thread_id) == parent_id:  # the run rewound
                     del self._rewound[thread_id]
-            if not done:
-                self._rewind_if_forked(config, thread_id, parent_id)
+                    forks = False
+        rewind = None
         with self._engine.transaction(write=True) as tx:
-            found = tx.cur.execute(sql.STAMP, (thread_id, ns, parent_id)).fetchone()
-            after = (found[0] if found else None) or 0
-            meta[SEQ_KEY] = sql.stamp(tx.cur, thread_id, checkpoint["id"], after)
-            values = (thread_id, ns, checkpoint["id"], parent_id, kind, blob)
-            tx.cur.execute(sql.UPSERT, (*values, sql.canonical_json(meta)))
+            seq, newer = sql.stamp(tx.cur, *address)
+            if forks and newer:  # the parent is not the thread's latest
+                rewind = self._fork_rewind(tx, config, thread_id, parent_id)
+            if rewind is None:
+                sql.save(tx.cur, (*address, kind, blob), meta, seq)
+        if rewind is not None:  # memory first: the checkpoint's stamp follows it
+            assert parent_id is not None
+            sql.metadata_json(meta)  # bad metadata changes nothing, memory too
+            self._rewind(thread_id, parent_id, *rewind)
+            with self._engine.transaction(write=True) as tx:
+                seq, _ = sql.stamp(tx.cur, *address)
+                sql.save(tx.cur, (*address, kind, blob), meta, seq)
         return _config(thread_id, ns, checkpoint["id"])
 
     def put_writes(
@@ -511,21 +530,23 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                 f"thread {thread_id!r} has no checkpoint "
                 f"{checkpoint_id or '(none yet)'}{where}"
             )
-        stamp = _stamp_of(row[6])
+        metadata = json.loads(row[6])
+        stamp = _stamp_of(metadata)
         if stamp is None:
             raise VersionError(
                 f"checkpoint {row[2]} records no memory position ({SEQ_KEY}); "
                 "it was not written by a ChronoCheckpointer"
             )
         depth = self.store.scope_depth
-        sc = self._scope(config, row[6]) if scope is None else check_scope(scope, depth)
-        return self._version_at(sc, stamp)
-
-    def _version_at(self, scope: Namespace, seq: int) -> int:
+        sc = (
+            self._scope(config, metadata)
+            if scope is None
+            else check_scope(scope, depth)
+        )
         with self._engine.transaction(write=False) as tx:
-            return sql.version_at(tx.cur, scope_text(scope), seq)
+            return sql.version_at(tx.cur, scope_text(sc), stamp)
 
-    def _scope(self, config: RunnableConfig, metadata: str) -> Namespace:
+    def _scope(self, config: RunnableConfig, metadata: Mapping[str, Any]) -> Namespace:
         """The thread's memory scope: the template filled from the run config.
 
         A value missing there comes from the graph's context, else from the
@@ -533,7 +554,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         """
         runtime = (config.get("configurable") or {}).get(_RUN_KEY)
         context = runtime.context if isinstance(runtime, Runtime) else None
-        values = {k: v for k, v in json.loads(metadata).items() if isinstance(v, str)}
+        values = {k: v for k, v in metadata.items() if isinstance(v, str)}
         for key in self.memory_namespace.keys:
             if isinstance(context, Mapping):
                 found = context.get(key)
@@ -545,39 +566,55 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             self.memory_namespace(config, values), self.store.scope_depth
         )
 
-    def _rewind_if_forked(
-        self, config: RunnableConfig, thread_id: str, parent_id: str
-    ) -> None:
-        """Rewind when the parent is not the thread's latest root checkpoint."""
-        with self._engine.transaction(write=False) as tx:
-            latest = sql.latest_id(tx.cur, thread_id, "")
-            forked = latest not in (None, parent_id)
-            parent = sql.row(tx.cur, thread_id, "", parent_id) if forked else None
-        if parent is not None:
-            self._rewind(config, thread_id, parent)
+    def _fork_rewind(
+        self,
+        tx: LogTransaction,
+        config: RunnableConfig,
+        thread_id: str,
+        parent_id: str | None,
+    ) -> tuple[Namespace, int] | None:
+        """The rewind a root checkpoint put after `parent_id`, which is not its
+        thread's latest, needs: none when memory already reads the same."""
+        parent = sql.row(tx.cur, thread_id, "", parent_id)
+        if parent is None:
+            return None
+        return self._rewind_target(tx, config, parent[2], json.loads(parent[6]))
 
-    def _rewind(
-        self, config: RunnableConfig, thread_id: str, row: sql.Row
-    ) -> Commit | None:
-        """Roll the thread's memory back to its version at checkpoint `row`, as a
-        commit; nothing when memory already reads the same."""
-        scope = self._scope(config, row[6])
-        stamp = _stamp_of(row[6])
+    def _rewind_target(
+        self,
+        tx: LogTransaction,
+        config: RunnableConfig,
+        checkpoint_id: str,
+        metadata: Mapping[str, Any],
+    ) -> tuple[Namespace, int] | None:
+        """The thread's memory scope and its version at a checkpoint, read in the
+        caller's transaction; `None` when memory already reads the same."""
+        scope = self._scope(config, metadata)
+        stamp = _stamp_of(metadata)
         if stamp is None:
             logger.warning(
-                "checkpoint %s has no %s: memory not rewound", row[2], SEQ_KEY
+                "checkpoint %s has no %s: memory not rewound", checkpoint_id, SEQ_KEY
             )
             return None
-        target = self._version_at(scope, stamp)
-        with commit_context(labels={"thread_id": thread_id, "checkpoint_id": row[2]}):
-            head = self.store.head(scope)
-            if head == target or not self.store.diff(scope, target, head):
-                return None
+        target = sql.version_at(tx.cur, scope_text(scope), stamp)
+        head = tx.head(scope)
+        if head == target or not tx.diff(scope, target, head):
+            return None
+        return scope, target
+
+    def _rewind(
+        self, thread_id: str, checkpoint_id: str, scope: Namespace, target: int
+    ) -> Commit:
+        """Roll the thread's memory back to `target`, its version at the
+        checkpoint, as a commit labelled with the thread and checkpoint."""
+        labels = {"thread_id": thread_id, "checkpoint_id": checkpoint_id}
+        with commit_context(labels=labels):
             commit = self.store.rollback(
                 scope,
                 target,
                 author=TIME_TRAVEL_AUTHOR,
-                reason=f"time travel: thread {thread_id} back to checkpoint {row[2]}",
+                reason=f"time travel: thread {thread_id} back to checkpoint "
+                f"{checkpoint_id}",
             )
         logger.info("time travel on thread %s: %s", thread_id, commit.summary)
         return commit

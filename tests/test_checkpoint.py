@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
@@ -22,10 +23,12 @@ from langgraph.checkpoint.conformance.test_utils import (
     generate_metadata,
 )
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.graph import START, StateGraph
 from typing_extensions import TypedDict
 
 from langgraph_chronomem import ChronoStore, commit_context
+from langgraph_chronomem import _checkpoint_sql as sql
 from langgraph_chronomem import checkpoint as checkpoint_module
 from langgraph_chronomem.checkpoint import SEQ_KEY, ChronoCheckpointer
 from langgraph_chronomem.deployment import open_chronomem
@@ -207,6 +210,25 @@ def test_memory_version_derives_any_scope(
     ).value == {"city": "Boston"}
 
 
+def test_bad_metadata_on_a_fork_leaves_memory_alone(
+    store: ChronoStore, checkpointer: ChronoCheckpointer
+) -> None:
+    """A put that forks the past rewinds memory before it writes, so its
+    metadata is checked first: refused, it changes neither memory nor checkpoints."""
+    first = put(checkpointer, user_id="alice")
+    store.put(ALICE, "city", {"city": "Boston"})
+    put(checkpointer, parent=first, user_id="alice")
+    fork: Any = {"configurable": {**first["configurable"], "user_id": "alice"}}
+    bad: Any = {"bad": object()}
+    with pytest.raises(InvalidValueError, match="must be JSON"):
+        checkpointer.put(fork, generate_checkpoint(), bad, {})
+    assert [c.op for c in store.log(ALICE)] == ["put"]
+    assert len(list(checkpointer.list(None))) == 2
+    forked = checkpointer.put(fork, generate_checkpoint(), generate_metadata(), {})
+    assert store.log(ALICE)[0].author == "time-travel"
+    assert checkpointer.get_tuple(forked).metadata[SEQ_KEY] == last_seq(store) == 2
+
+
 async def test_memory_version_errors(checkpointer: ChronoCheckpointer) -> None:
     with pytest.raises(VersionNotFound, match="has no checkpoint"):
         checkpointer.memory_version(generate_config("nobody"))
@@ -257,6 +279,37 @@ def test_bad_metadata_is_refused_and_writes_nothing(
         checkpointer.put({"configurable": {}}, generate_checkpoint(), {}, {})
     with pytest.raises(ValueError, match="strategy"):
         checkpointer.prune(["t1"], strategy="oldest")
+
+
+def test_an_older_checkpoint_schema_upgrades_and_still_finds_runs(
+    store: ChronoStore,
+) -> None:
+    """A database from before `checkpoint_0002` (whose run index held every
+    checkpoint) upgrades when opened; `delete_for_runs` still finds a run's
+    checkpoints through the index, not by reading them all."""
+    store._engine.migrate(sql.MIGRATIONS[:1])
+    serde = JsonPlusSerializer()
+    with store._engine.transaction(write=True) as tx:
+        for n, run in enumerate(["run-a", "run-b", None, "run-a"]):
+            meta = {"step": n, **({"run_id": run} if run else {})}
+            row = ("t1", "", f"c{n}", None, *serde.dumps_typed(generate_checkpoint()))
+            tx.cur.execute(sql.UPSERT, (*row, json.dumps(meta)))
+            write = ("t1", "", f"c{n}", "task", "", 0, "ch", *serde.dumps_typed(n))
+            tx.cur.execute(sql.KEEP_WRITE, write)
+    checkpointer = ChronoCheckpointer(store)
+    checkpointer.delete_for_runs(["run-a"])
+    assert [t.metadata["step"] for t in checkpointer.list(None)] == [2, 1]
+    assert [t.pending_writes for t in checkpointer.list(None)] == [
+        [("task", "ch", 2)],
+        [("task", "ch", 1)],
+    ]
+    with store._engine.transaction(write=False) as tx:
+        plan = tx.cur.execute(
+            "EXPLAIN QUERY PLAN SELECT 1 FROM checkpoints "
+            "WHERE json_extract(metadata, '$.run_id') IN (?)",
+            ("run-a",),
+        ).fetchall()
+    assert "USING INDEX checkpoints_by_run" in str(plan)
 
 
 def test_pending_writes_come_in_writes_sort_key_order(
