@@ -175,3 +175,26 @@ def test_undo_agent_memory_quick_scores_both_splits(tmp_path: Path) -> None:
     for split in ("test", "tuning"):
         figures = measured["summary"][split]["default"]
         assert 0.0 <= figures["r1"] <= figures["r5"] <= 1.0
+
+
+def test_exact_recall_quick_finds_what_brute_force_finds(tmp_path: Path) -> None:
+    from benchmarks.exact_recall import CHRONO, IN_MEMORY, UNDO
+
+    report = tmp_path / "recall.json"
+    table = run_benchmark(
+        "benchmarks/exact_recall.py", "--quick",
+        *("--dir", str(tmp_path), "--json", str(report)),
+        timeout=180,
+    )  # fmt: skip
+    assert "## Exact search recall" in table
+    measured = json.loads(report.read_text())
+    assert measured["recall_min"] == 1.0
+    stores = {row["store"] for row in measured["summary"]}
+    assert stores == {CHRONO, IN_MEMORY, UNDO}
+    assert measured["checks"] and all(c["passed"] for c in measured["checks"])
+    firsts = [
+        q for q in measured["queries"]
+        if q["set"].startswith("issue") and q["query"] == "mmm"
+    ]  # fmt: skip
+    assert len(firsts) == 8  # 2 scope depths x 2 prefixes x 2 stores
+    assert all(q["first"] == "test/M/m" and q["first_score"] > 0.9999 for q in firsts)
