@@ -49,6 +49,7 @@ from benchmarks.report import (
     Target,
     load_average,
     machine_info,
+    markdown_table,
     render_markdown,
     size_label,
     write_report,
@@ -302,6 +303,54 @@ def run(settings: Settings, root: Path, log: Callable[[str], None]) -> Results:
     return results
 
 
+# Where `benchmarks/subjects.py` puts the two stores the file sizes compare.
+STORE_FILES = {CHRONO: "chrono", SQLITE_WAL: "sqlite-wal.sqlite3*"}
+
+DiskUsage = dict[int, dict[str, int]]
+
+
+def disk_usage(root: Path, sizes: Sequence[int]) -> DiskUsage:
+    """Bytes on disk per store and size, once `run` has closed the stores (which
+    checkpoints their WAL into the database file)."""
+
+    def size_of(path: Path) -> int:
+        files = [path] if path.is_file() else list(path.rglob("*"))
+        return sum(f.stat().st_size for f in files if f.is_file())
+
+    return {
+        size: {
+            store: sum(size_of(p) for p in (root / str(size)).glob(pattern))
+            for store, pattern in STORE_FILES.items()
+        }
+        for size in sizes
+    }
+
+
+def disk_table(usage: DiskUsage) -> str:
+    """The file sizes as markdown, ChronoStore's over SqliteStore (WAL)'s."""
+    rows = [
+        [
+            size_label(size),
+            *(f"{by_store[store] / 2**20:.1f}" for store in STORE_FILES),
+            f"{by_store[CHRONO] / max(by_store[SQLITE_WAL], 1):.1f}x",
+        ]
+        for size, by_store in usage.items()
+    ]
+    return "\n".join(
+        [
+            "### On disk after the run",
+            "",
+            "MiB per store: the database file once closed (closing checkpoints the "
+            "WAL). ChronoStore keeps every version of every item and every commit.",
+            "",
+            *markdown_table(
+                ["items", *(f"{store} MiB" for store in STORE_FILES), "x"], rows
+            ),
+            "",
+        ]
+    )
+
+
 # -- targets --------------------------------------------------------------------
 
 
@@ -427,6 +476,7 @@ def to_json(
     settings: Settings,
     machine: Mapping[str, str],
     command: str,
+    disk: DiskUsage,
 ) -> str:
     """Everything the markdown shows, as JSON."""
     return json.dumps(
@@ -442,6 +492,7 @@ def to_json(
                 for size, by_store in results.items()
             },
             "targets": [asdict(t) | {"passed": t.passed} for t in targets],
+            "disk_bytes": {str(size): by_store for size, by_store in disk.items()},
         },
         indent=2,
     )
@@ -459,6 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         machine = machine_info(Path(tmp))
         log(f"measuring in {tmp}")
         results = run(settings, Path(tmp), log)
+        usage = disk_usage(Path(tmp), settings.sizes)
     machine["load average at end"] = load_average()
     targets = evaluate(results)
     markdown = render_markdown(
@@ -471,11 +523,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         command=command,
         notes=notes(settings),
     )
+    markdown += "\n" + disk_table(usage)
     print(markdown)
     if args.out:
         write_report(args.out, markdown)
     if args.json:
-        write_report(args.json, to_json(results, targets, settings, machine, command))
+        report = to_json(results, targets, settings, machine, command, usage)
+        write_report(args.json, report)
     return 0
 
 

@@ -21,9 +21,11 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
-from langgraph_chronomem.engine.describe import ChangeText, change_text, summarize
+import orjson
+
+from langgraph_chronomem.engine.describe import ChangeText, change_text
 from langgraph_chronomem.engine.sql import Cursor, Dialect
 from langgraph_chronomem.engine.types import (
     Change,
@@ -135,8 +137,7 @@ class _Row:
     index_fields: str | None
 
 
-@dataclass(frozen=True)
-class _NewRow:
+class _NewRow(NamedTuple):  # a tuple: one per written item, built in the hot path
     """A row to write. `created_at=None` inherits it from the row it replaces."""
 
     namespace: str
@@ -374,12 +375,14 @@ class LogTransaction:
         sc = scope_text(scope)
         changes: list[Change] = []
         for row in rows:
-            closed = self.cur.execute(
-                self.sql.CLOSE_LIVE, (version, row.namespace, row.key)
+            live = self.cur.execute(
+                self.sql.LIVE_ROW, (row.namespace, row.key)
             ).fetchone()
-            if closed is None and row.value is None:
+            if live is None and row.value is None:
                 continue  # deleting what is not there changes nothing
-            prev_id, prev_value, prev_created = closed or (None, None, None)
+            prev_id, prev_value, prev_created = live or (None, None, None)
+            if prev_id is not None:
+                self.cur.execute(self.sql.CLOSE_ROW, (version, prev_id))
             created = row.created_at or prev_created or stamp
             ttl = row.ttl_minutes
             self.cur.execute(
@@ -409,10 +412,9 @@ class LogTransaction:
             )
         if not changes and op not in ("rollback", "revert"):
             return None
-        summary = summarize(op, changes, target)
         labels = dict(meta.labels)
         author = SYSTEM_AUTHOR if op == "expire" else meta.author
-        (seq,) = self.cur.execute(
+        self.cur.execute(
             self.sql.INSERT_COMMIT,
             (
                 sc,
@@ -423,11 +425,13 @@ class LogTransaction:
                 meta.reason,
                 op,
                 target,
-                summary,
-                json.dumps(labels, sort_keys=True),
+                orjson.dumps(labels, option=orjson.OPT_SORT_KEYS).decode(),
             ),
-        ).fetchone()
-        self.cur.execute(self.sql.SET_HEAD, (sc, version))
+        )
+        seq = self.cur.lastrowid
+        assert seq is not None
+        if not parent:
+            self.cur.execute(self.sql.ADD_SCOPE, (sc,))
         return Commit(
             scope=scope,
             version=version,
@@ -438,7 +442,6 @@ class LogTransaction:
             reason=meta.reason,
             op=op,
             changes=tuple(changes),
-            summary=summary,
             labels=labels,
             target=target,
         )
@@ -607,7 +610,6 @@ class LogTransaction:
         self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
         for chunk in chunks(reopen):
             self.cur.execute(*self.sql.reopen(chunk, to))
-        self.cur.execute(self.sql.SET_HEAD, (sc, to))
         for name, seq, rebuild in self.cur.execute(self.sql.ALL_PROJECTIONS).fetchall():
             if name == FULL_TEXT:
                 continue  # its rows for the removed commits are deleted above
@@ -717,7 +719,6 @@ class LogTransaction:
                 reason=why,
                 op=op,
                 changes=tuple(changes.get(ver, ())),
-                summary=summary,
                 labels=json.loads(labels),
                 target=target,
             )
@@ -730,7 +731,6 @@ class LogTransaction:
                 why,
                 op,
                 target,
-                summary,
                 labels,
             ) in heads
         ]

@@ -98,6 +98,12 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
 
     Returns:
         One sentence, e.g. `rolled back to v3: updated m/city: Paris -> Boston`.
+        It names at most three changes and cuts each value, so a batch of any
+        size reads in one line:
+
+        >>> many = [Change(("m",), f"k{i}", None, {"n": i}) for i in range(1000)]
+        >>> summarize("batch", many)
+        '1000 changes: created m/k0: 0; created m/k1: 1; created m/k2: 2; and 997 more'
     """
     listed = _list_changes(changes) if changes else "no item differed"
     if op == "rollback":
@@ -105,7 +111,9 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
     if op == "revert":
         return f"reverted v{target}: {listed}"
     if op == "expire":
-        return "expired " + ", ".join(c.path for c in changes)
+        hidden = len(changes) - _MAX_LISTED_CHANGES
+        paths = ", ".join(c.path for c in changes[:_MAX_LISTED_CHANGES])
+        return f"expired {paths}" + (f" and {hidden} more" if hidden > 0 else "")
     if len(changes) == 1:
         return describe_change(changes[0])
     return f"{len(changes)} changes: {listed}"

