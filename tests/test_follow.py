@@ -126,3 +126,39 @@ def test_close_waits_for_the_step_in_progress_and_reopening_catches_up(
         assert again.wait_for_index(timeout=60)
         assert all(p.behind == 0 for p in again.stats().projections)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_a_search_never_waits_on_a_writer_that_keeps_writing(
+    tmp_path: Path, client: Any
+) -> None:
+    """A search catches up to the writes made before it, not to a moving end:
+    with another thread putting without pause, it still returns."""
+    model = HeldBack()
+    model.release.set()
+    with open_store(tmp_path, model, client) as store:
+        stop = threading.Event()
+
+        def keep_writing() -> None:
+            n = 0
+            while not stop.is_set():
+                store.put(("memories", "bob"), f"k{n % 50}", {"text": fact(n % 500)})
+                n += 1
+
+        writer = threading.Thread(target=keep_writing)
+        store.put(ALICE, "home", {"text": "I moved to Paris"})
+        writer.start()
+        try:
+            found: list[Any] = []
+            searcher = threading.Thread(
+                target=lambda: found.extend(
+                    store.search(ALICE, query="moved to Paris", limit=1)
+                    for _ in range(5)
+                )
+            )
+            searcher.start()
+            searcher.join(timeout=60)
+            assert not searcher.is_alive(), "a search chased the writer's commits"
+        finally:
+            stop.set()
+            writer.join()
+        assert [hits[0].key for hits in found] == ["home"] * 5

@@ -331,7 +331,7 @@ class SearchIndex:
             if isinstance(self.embeddings, _AsyncOnlyEmbeddings):
                 # Such a model answers only on the caller's event loop, which
                 # the follower has none of: catch up here, in the call's thread.
-                vectors.catch_up(changes=False)
+                vectors.catch_up(changes=False, upto=vectors.last_seq())
                 return
             vectors.remember(known)
         except Exception:
@@ -359,9 +359,10 @@ class SearchIndex:
         """The vectors, with every write that returned applied to the item
         collection: what a search by meaning reads (read-your-writes, as
         LangGraph's stores give it). Waits for the follower's step in progress,
-        then applies the rest itself."""
+        then applies the rest itself, up to the newest commit when called: a
+        writer that keeps writing never keeps a search waiting."""
         vectors = self.vectors()
-        vectors.catch_up(changes=False)
+        vectors.catch_up(changes=False, upto=vectors.last_seq())
         return vectors
 
     def heal(self) -> None:

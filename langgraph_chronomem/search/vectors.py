@@ -35,7 +35,8 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from functools import partial
+from typing import Any, Literal, TypeVar
 
 import chromadb.errors
 import numpy as np
@@ -70,6 +71,7 @@ _RETIRED = (  # collections of older versions, dropped with their marks
 )
 _BATCH = 256  # commits per catch-up step
 
+T = TypeVar("T")
 Distance = Literal["cosine", "l2", "inner_product"]
 DISTANCES: tuple[Distance, ...] = ("cosine", "l2", "inner_product")
 
@@ -187,6 +189,10 @@ class VectorIndex:
         self.embeddings = embeddings
         self.embedder = embedder
         self.item_fields = None if item_fields is None else list(item_fields)
+        # Chroma calls, one at a time: embedded Chroma read while another
+        # thread writes fails ("Error finding id"). Held for one call alone,
+        # never while waiting for another lock.
+        self._chroma = threading.Lock()
         self._paths = [
             (f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()
         ]
@@ -224,22 +230,30 @@ class VectorIndex:
         Its mark is reset in the log before the collection is made, so a crash
         at any point leaves a collection that is right or visibly behind.
         """
-        if not anew and name in {c.name for c in self.client.list_collections()}:
-            return self.client.get_collection(name, embedding_function=None)
+        client = self.client
+        names = self._call(lambda: {c.name for c in client.list_collections()})
+        if not anew and name in names:
+            return self._call(
+                lambda: client.get_collection(name, embedding_function=None)
+            )
         with self.engine.transaction(write=True) as tx:
             ProjectionFeed(tx).save(name, ProjectionState(0))
-        if anew:
-            with contextlib.suppress(chromadb.errors.NotFoundError):
-                self.client.delete_collection(name)
-        return self.client.get_or_create_collection(
-            name,
-            embedding_function=None,
-            metadata={
-                "embedder": self.embedder,
-                "fields": json.dumps(self.item_fields),
-            },
-            configuration={"hnsw": {"space": "cosine"}},
-        )
+
+        def make() -> Any:
+            if anew:
+                with contextlib.suppress(chromadb.errors.NotFoundError):
+                    client.delete_collection(name)
+            return client.get_or_create_collection(
+                name,
+                embedding_function=None,
+                metadata={
+                    "embedder": self.embedder,
+                    "fields": json.dumps(self.item_fields),
+                },
+                configuration={"hnsw": {"space": "cosine"}},
+            )
+
+        return self._call(make)
 
     def check(self) -> VectorIndex:
         """Read each collection once, so a damaged one fails here, on open.
@@ -248,9 +262,14 @@ class VectorIndex:
             Exception: Whatever Chroma raises for a collection it cannot read.
         """
         for collection in self._collections():
-            collection.count()
-            collection.get(limit=1, include=["embeddings"])
+            self._call(collection.count)
+            self._call(partial(collection.get, limit=1, include=["embeddings"]))
         return self
+
+    def _call(self, call: Callable[[], T]) -> T:
+        """Make one Chroma call, when no other thread is making one."""
+        with self._chroma:
+            return call()
 
     def _collections(self) -> list[Any]:
         return [self.changes] if self.items is None else [self.items, self.changes]
@@ -312,6 +331,7 @@ class VectorIndex:
         changes: bool = True,
         steps: int | None = None,
         batch: int = _BATCH,
+        upto: int | None = None,
         progress: Progress | None = None,
     ) -> int:
         """Apply the commits the collections have not seen. Returns how many
@@ -323,6 +343,8 @@ class VectorIndex:
             steps: At most this many batches per collection (default: all), so
                 a background follower never holds a collection's lock long.
             batch: Commits per batch.
+            upto: Stop at this commit `seq` (default: the log's end, read
+                again after every batch, which a busy writer keeps moving).
             progress: Called as `progress(done, total)` after every batch, in
                 commits applied over all the collections caught up.
         """
@@ -337,7 +359,7 @@ class VectorIndex:
         applied = 0
         for name, apply in appliers.items():
             with self._locks[name]:
-                done = self._catch_up(name, apply, steps, batch, advance)
+                done = self._catch_up(name, apply, steps, batch, upto, advance)
             applied = max(applied, done)
         return applied
 
@@ -372,6 +394,7 @@ class VectorIndex:
         apply: Any,
         steps: int | None,
         batch: int,
+        upto: int | None,
         advance: Callable[[int], None] | None,
     ) -> int:
         """Apply `name`'s rebuilds, then up to `steps` batches of commits.
@@ -385,6 +408,8 @@ class VectorIndex:
         while steps is None or steps > 0:
             with self.engine.transaction(write=False) as tx:
                 seqs = ProjectionFeed(tx).commit_seqs_after(state.seq, limit=batch)
+            if upto is not None:
+                seqs = [seq for seq in seqs if seq <= upto]
             if not seqs:
                 if self.items is not None and name == self.items.name:
                     self._forget_pending(remembered)
@@ -399,6 +424,12 @@ class VectorIndex:
                 advance(len(seqs))
         self._marks[name] = state
         return applied
+
+    def last_seq(self) -> int:
+        """The log's newest commit `seq`: what a catch-up must reach to hold
+        every write made so far."""
+        with self.engine.transaction(write=False) as tx:
+            return ProjectionFeed(tx).last_seq()
 
     def _state(self, name: str) -> ProjectionState:
         with self.engine.transaction(write=False) as tx:
@@ -463,24 +494,26 @@ class VectorIndex:
     def _apply_items(
         self, *, scope: Namespace | None = None, after: int = 0, upto: int = 0
     ) -> None:
-        assert self.items is not None
+        items = self.items
+        assert items is not None
         with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
-            if scope is not None:
-                rows = feed.scope_head(scope)
-                self.items.delete(where={"scope": scope_key(scope)})
-                with self._kept_lock:  # the rows made again are older
-                    self._kept_items = _Kept.empty(str, str)
-            else:
-                changed = feed.changed_items(after, upto)
-                rows = feed.head_rows(changed)
-                if changed:
-                    stale = [_item_id(ns, key) for ns, key in changed]
-                    self.items.delete(where={"item": {"$in": stale}})
+            changed = [] if scope is not None else feed.changed_items(after, upto)
+            rows = (
+                feed.scope_head(scope) if scope is not None else feed.head_rows(changed)
+            )
+        if scope is not None:
+            self._call(lambda: items.delete(where={"scope": scope_key(scope)}))
+            with self._kept_lock:  # the rows made again are older
+                self._kept_items = _Kept.empty(str, str)
+        elif changed:
+            stale = [_item_id(ns, key) for ns, key in changed]
+            self._call(lambda: items.delete(where={"item": {"$in": stale}}))
         self._add_items(rows)
 
     def _add_items(self, rows: Sequence[HeadRow]) -> None:
-        assert self.items is not None
+        items = self.items
+        assert items is not None
         ids, texts, metadatas = [], [], []
         for row in sorted(rows, key=lambda r: r.row_id):  # see `_top_up`
             for label, text in self.item_texts(row.value, row.index):
@@ -498,10 +531,14 @@ class VectorIndex:
                 )
         for start in range(0, len(ids), _BATCH):
             part = slice(start, start + _BATCH)
-            self.items.upsert(
-                ids=ids[part],
-                embeddings=self.embed(texts[part]),
-                metadatas=metadatas[part],
+            vectors = self.embed(texts[part])
+            self._call(
+                partial(
+                    items.upsert,
+                    ids=ids[part],
+                    embeddings=vectors,
+                    metadatas=metadatas[part],
+                )
             )
 
     def _apply_changes(
@@ -510,7 +547,8 @@ class VectorIndex:
         with self.engine.transaction(write=False) as tx:
             rows = tx.change_rows(scope=scope, after=after, upto=upto)
         if scope is not None:
-            self.changes.delete(where={"scope": scope_key(scope)})
+            changes = self.changes
+            self._call(lambda: changes.delete(where={"scope": scope_key(scope)}))
             with self._kept_lock:
                 self._kept.pop(scope_key(scope), None)
         elif self._ahead:  # skip what `ready_for` added already
@@ -520,23 +558,25 @@ class VectorIndex:
         self._add_changes([row for row in rows if row.text.new])
 
     def _add_changes(self, rows: Sequence[ChangeRow]) -> None:
+        changes = self.changes
         rows = sorted(rows, key=lambda r: r.row_id)  # see `_top_up`
         for start in range(0, len(rows), _BATCH):
             part = rows[start : start + _BATCH]
-            self.changes.upsert(
-                ids=[str(row.row_id) for row in part],
-                embeddings=self.embed(
-                    [f"{row.text.new} {row.text.context}" for row in part]
-                ),
-                metadatas=[
-                    {
-                        "scope": scope_key(row.scope),
-                        "row": row.row_id,
-                        "version": row.version,
-                        "at": row.created_at.timestamp(),
-                    }
-                    for row in part
-                ],
+            vectors = self.embed([f"{row.text.new} {row.text.context}" for row in part])
+            metadatas = [
+                {
+                    "scope": scope_key(row.scope),
+                    "row": row.row_id,
+                    "version": row.version,
+                    "at": row.created_at.timestamp(),
+                }
+                for row in part
+            ]
+            ids = [str(row.row_id) for row in part]
+            self._call(
+                partial(
+                    changes.upsert, ids=ids, embeddings=vectors, metadatas=metadatas
+                )
             )
 
     def rebuild(self, progress: Progress | None = None) -> int:
@@ -664,7 +704,8 @@ class VectorIndex:
             return _Kept.empty(str, str)
         with self._kept_lock:
             kept = self._kept_items
-            if len(kept.rows) > 2 * self.items.count() + 1000:
+            count = self._call(self.items.count)
+            if len(kept.rows) > 2 * count + 1000:
                 kept = _Kept.empty(str, str)  # mostly rows no longer at HEAD: read anew
             self._kept_items = self._top_up(
                 self.items,
@@ -695,7 +736,9 @@ class VectorIndex:
             return kept
         newer: dict[str, Any] = {"row": {"$gt": kept.last_row}}
         condition = {"$and": [where, newer]} if where else newer
-        found = collection.get(where=condition, include=["embeddings", "metadatas"])
+        found = self._call(
+            lambda: collection.get(where=condition, include=["embeddings", "metadatas"])
+        )
         if found["ids"]:
             metas = found["metadatas"]
             kept = kept.extend(
