@@ -198,3 +198,30 @@ def test_exact_recall_quick_finds_what_brute_force_finds(tmp_path: Path) -> None
     ]  # fmt: skip
     assert len(firsts) == 8  # 2 scope depths x 2 prefixes x 2 stores
     assert all(q["first"] == "test/M/m" and q["first_score"] > 0.9999 for q in firsts)
+
+
+def test_crash_loop_quick_kills_every_phase_and_the_store_heals(
+    tmp_path: Path,
+) -> None:
+    """20 SIGKILLs inside indexed puts, batches, rewinds, reindex and catch-up:
+    the store always opens, its log is whole, its index never silently stale
+    (the loop exits 1 on any failed check, which fails `run_benchmark`)."""
+    from benchmarks._crash_child import PHASES
+    from benchmarks.crash_loop import CHECKS
+
+    report = tmp_path / "crash.json"
+    table = run_benchmark(
+        "benchmarks/crash_loop.py", "--quick",
+        *("--dir", str(tmp_path), "--json", str(report)),
+        timeout=300,
+    )  # fmt: skip
+    assert "## Crash loop" in table
+    summary = json.loads(report.read_text())["summary"]
+    assert summary["kills"] == 20
+    assert summary["failures"] == dict.fromkeys(CHECKS, 0)
+    phases = summary["by_phase"]
+    assert set(phases) == set(PHASES)
+    assert all(figures["kills"] == 4 for figures in phases.values())
+    torn = sum(figures["damaged"] for figures in phases.values())
+    assert torn == 2
+    assert sum(figures["moved_aside"] for figures in phases.values()) >= torn
