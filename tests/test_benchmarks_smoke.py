@@ -177,6 +177,23 @@ def test_undo_agent_memory_quick_scores_both_splits(tmp_path: Path) -> None:
         assert 0.0 <= figures["r1"] <= figures["r5"] <= 1.0
 
 
+def test_checkpoint_ops_quick_measures_both_savers(tmp_path: Path) -> None:
+    report = tmp_path / "checkpoints.json"
+    table = run_benchmark(
+        "benchmarks/checkpoint_ops.py", "--quick",
+        *("--threads", "1", "--checkpoints", "5", "--ops", "5"),
+        *("--dir", str(tmp_path), "--json", str(report)),
+        timeout=120,
+    )  # fmt: skip
+    assert "## Checkpointer operations" in table
+    measured = json.loads(report.read_text())
+    for size in ("2048", "20480"):
+        assert set(measured["results"][size]) == {"ChronoCheckpointer", "SqliteSaver"}
+    target = measured["targets"][0]
+    assert target["name"].startswith("ChronoCheckpointer get_tuple")
+    assert target["passed"] is not None and target["worst"] > 0
+
+
 def test_exact_recall_quick_finds_what_brute_force_finds(tmp_path: Path) -> None:
     from benchmarks.exact_recall import CHRONO, IN_MEMORY, UNDO
 
