@@ -55,10 +55,12 @@ from benchmarks.report import (
     PACKAGES,
     Stats,
     Target,
+    add_output_arguments,
     header,
     load_average,
     machine_info,
     markdown_table,
+    progress,
     write_report,
 )
 from benchmarks.subjects import Subject
@@ -547,9 +549,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         choices=("FULL", "NORMAL"),
         help="SQLite synchronous pragma of both savers (default FULL)",
     )
-    parser.add_argument("--dir", type=Path, help="parent of the temporary directory")
-    parser.add_argument("--out", type=Path, help="also write the markdown here")
-    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
     overrides = {
         "sizes": tuple(sorted(set(args.sizes))) if args.sizes else None,
@@ -578,8 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.orig_argv if argv is None else ["checkpoint_ops.py", *argv]
     )
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    log = progress
 
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-", dir=args.dir) as tmp:
         machine = machine_info(Path(tmp), PACKAGES)

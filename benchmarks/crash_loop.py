@@ -79,6 +79,7 @@ from benchmarks.report import (
     load_average,
     machine_info,
     markdown_table,
+    progress,
     write_report,
 )
 
@@ -735,8 +736,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     logging.getLogger().handlers[0].addFilter(once)
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    log = progress
 
     root = Path(tempfile.mkdtemp(prefix="chronomem-crash-", dir=args.dir))
     machine = machine_info(root)

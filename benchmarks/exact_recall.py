@@ -61,10 +61,12 @@ import langgraph_chronomem
 from benchmarks.indexed_writes import QUERIES, fact
 from benchmarks.report import (
     PACKAGES,
+    add_output_arguments,
     header,
     load_average,
     machine_info,
     markdown_table,
+    progress,
     write_report,
 )
 from langgraph_chronomem import ChronoStore
@@ -927,9 +929,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smoke test: small sets")
     parser.add_argument("--seed", type=int, help="random seed")
-    parser.add_argument("--dir", type=Path, help="parent of the temporary directory")
-    parser.add_argument("--out", type=Path, help="also write the markdown here")
-    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     if args.seed is not None:
@@ -942,8 +942,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings, args = parse_args(argv)
     command = shlex.join(sys.orig_argv if argv is None else ["exact_recall.py", *argv])
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    log = progress
 
     with tempfile.TemporaryDirectory(prefix="chronomem-recall-", dir=args.dir) as tmp:
         info = machine_info(Path(tmp), (*PACKAGES, "chromadb", "onnxruntime", "numpy"))

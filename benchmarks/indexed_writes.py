@@ -63,10 +63,12 @@ from benchmarks.report import (
     PACKAGES,
     Stats,
     Target,
+    add_output_arguments,
     header,
     load_average,
     machine_info,
     markdown_table,
+    progress,
     reranker_description,
     size_label,
     write_report,
@@ -790,9 +792,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         choices=("FULL", "NORMAL"),
         help="SQLite synchronous pragma of both stores (default FULL)",
     )
-    parser.add_argument("--dir", type=Path, help="parent of the temporary directory")
-    parser.add_argument("--out", type=Path, help="also write the markdown here")
-    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     overrides = {
@@ -829,8 +829,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.orig_argv if argv is None else ["indexed_writes.py", *argv]
     )
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    log = progress
 
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-", dir=args.dir) as tmp:
         info = machine(Path(tmp))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import platform
 import sqlite3
 import statistics
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -20,10 +22,12 @@ from langgraph_chronomem.search.resolve import ResolverConfig
 __all__ = [
     "Stats",
     "Target",
+    "add_output_arguments",
     "header",
     "load_average",
     "machine_info",
     "markdown_table",
+    "progress",
     "render_markdown",
     "reranker_description",
     "size_label",
@@ -281,3 +285,15 @@ def write_report(path: Path, text: str) -> None:
     """Write a report file, making its folder first (`results/` is git-ignored)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """`--dir`, `--out` and `--json`, as every benchmark takes them."""
+    parser.add_argument("--dir", type=Path, help="parent of the temporary directory")
+    parser.add_argument("--out", type=Path, help="also write the markdown here")
+    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+
+
+def progress(message: str) -> None:
+    """A progress line, on stderr: the report itself goes to stdout."""
+    print(message, file=sys.stderr, flush=True)

@@ -47,9 +47,11 @@ from langgraph.store.base import PutOp
 from benchmarks.report import (
     Stats,
     Target,
+    add_output_arguments,
     load_average,
     machine_info,
     markdown_table,
+    progress,
     render_markdown,
     size_label,
     write_report,
@@ -428,9 +430,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         choices=("FULL", "NORMAL"),
         help="SQLite synchronous pragma of the WAL stores (default FULL)",
     )
-    parser.add_argument("--dir", type=Path, help="parent of the temporary directory")
-    parser.add_argument("--out", type=Path, help="also write the markdown here")
-    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    add_output_arguments(parser)
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     overrides = {
@@ -503,8 +503,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings, args = parse_args(argv)
     command = shlex.join(sys.orig_argv if argv is None else ["store_ops.py", *argv])
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    log = progress
 
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-", dir=args.dir) as tmp:
         machine = machine_info(Path(tmp))

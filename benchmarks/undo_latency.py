@@ -53,10 +53,12 @@ if __package__ in (None, ""):  # run as `python benchmarks/undo_latency.py`
 from benchmarks.report import (
     PACKAGES,
     Stats,
+    add_output_arguments,
     header,
     load_average,
     machine_info,
     markdown_table,
+    progress,
     reranker_description,
     size_label,
     write_report,
@@ -572,9 +574,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         help="ResolverConfig.reranker, e.g. minilm-bi-encoder-pair-scorer "
         "(default: the package's)",
     )
-    parser.add_argument("--dir", type=Path, help="parent of the temporary directory")
-    parser.add_argument("--out", type=Path, help="also write the markdown here")
-    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    add_output_arguments(parser)
     parser.add_argument(
         "--profile",
         type=Path,
@@ -604,8 +604,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings, args = parse_args(argv)
     command = shlex.join(sys.orig_argv if argv is None else ["undo_latency.py", *argv])
 
-    def log(message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+    log = progress
 
     process: dict[str, float] = {}
     process_cpu: dict[str, float] = {}
