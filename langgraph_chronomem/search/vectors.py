@@ -102,6 +102,12 @@ def _item_id(namespace: Namespace, key: str) -> str:
     return hashlib.sha1(f"{namespace_text(namespace)}\x00{key}".encode()).hexdigest()
 
 
+def _lags(feed: ProjectionFeed, name: str) -> bool:
+    """Whether projection `name` has commits, or a rebuild, still to apply."""
+    state = feed.state(name)
+    return bool(state.rebuild or feed.commit_seqs_after(state.seq, limit=1))
+
+
 def collection_name(
     kind: str, embedder: str, fields: Sequence[str] | None = None
 ) -> str:
@@ -317,10 +323,11 @@ class VectorIndex:
         with self._pending_lock:
             self._generation += 1
             for text, vector in known.items():
-                kept = np.asarray(
-                    vector, dtype=np.float32
-                )  # a quarter of a list's size
-                self._pending[text] = (self._generation, kept)
+                # float32: a quarter of a list of floats' size, while it waits
+                self._pending[text] = (
+                    self._generation,
+                    np.asarray(vector, dtype=np.float32),
+                )
 
     # -- catching up with the log ---------------------------------------------
 
@@ -382,11 +389,7 @@ class VectorIndex:
         """Whether a collection has commits (or a rebuild) still to apply."""
         with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
-            for collection in self._collections():
-                state = feed.state(collection.name)
-                if state.rebuild or feed.commit_seqs_after(state.seq, limit=1):
-                    return True
-        return False
+            return any(_lags(feed, c.name) for c in self._collections())
 
     def _catch_up(
         self,
@@ -469,9 +472,8 @@ class VectorIndex:
         name = self.changes.name
         with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
-            state = feed.state(name)
-            if not (state.rebuild or feed.commit_seqs_after(state.seq, limit=1)):
-                self._marks[name] = state  # another process may have moved it
+            if not _lags(feed, name):
+                self._marks[name] = feed.state(name)  # another process may move it
                 return
         with self._locks[name]:
             state = self._state(name)
