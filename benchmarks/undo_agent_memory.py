@@ -14,9 +14,11 @@ side by side on the same store:
 - R@1 / R@5: the right change among the first 1 / 5 candidates (for `undo` and
   `restore`, the gold item change; for `before`, `at` and `still`, the gold
   version);
-- acting alone: how often the resolver decides (coverage, over requests that
-  name a change) and how often it is right when it does (precision; an action
-  on a request that should change nothing counts as wrong);
+- acting alone: how often `undo` would change memory without asking (the
+  resolver decides, and the change is not a revert of items changed again
+  since, which applies nothing and reports the conflict): coverage, over
+  requests that name a change, and precision (an action on a request that
+  should change nothing counts as wrong);
 - items: how many items an action would change (its diff at HEAD), for right
   and wrong actions;
 - none: requests that must change nothing, and how many the resolver would act on.
@@ -82,8 +84,9 @@ SYSTEMS = {
 }
 REQUEST_SETS = {"written": "requests", "restated": "restated"}
 _SKIPPED = {  # a restated request left empty: the agent made no call
-    "rank": None, "decided": False, "items": 0, "best": None, "scores": None,
-    "second": None, "action": None, "reason": "not called", "ms": 0.0,
+    "rank": None, "decided": False, "items": 0, "conflicts": 0, "best": None,
+    "scores": None, "second": None, "action": None, "reason": "not called",
+    "ms": 0.0,
 }  # fmt: skip
 
 
@@ -173,8 +176,13 @@ def run(
                     "second": None if second is None else asdict(second.scores),
                     "action": None if best is None else best.action,
                     "rank": ranks[0] + 1 if ranks else None,
-                    "decided": resolution.decided and best is not None,
+                    # acting alone: what `undo` would apply without asking (a
+                    # revert of items changed again since applies nothing)
+                    "decided": resolution.decided
+                    and best is not None
+                    and not best.conflicts,
                     "items": len(best.diff) if best is not None else 0,
+                    "conflicts": len(best.conflicts) if best is not None else 0,
                     "best": None if best is None else best.id,
                     "reason": resolution.reason,
                     "ms": round(ms, 1),

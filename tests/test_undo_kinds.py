@@ -209,8 +209,20 @@ def test_still_true_matches_the_state_that_held_not_the_new_value(
     assert back is not None and (back.commit.version, back.target) == (6, 5)
 
 
-def test_bring_back_matches_what_was_removed(memory: ChronoStore) -> None:
-    best = memory.resolve(MAYA, "you deleted my bouldering gym, I want it back").best
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "you deleted my bouldering gym, I want it back",
+        "you dropped my bouldering gym",  # a complaint, no verb for what to do
+        "I need my bouldering gym again",
+    ],
+)
+def test_bring_back_matches_what_was_removed(
+    memory: ChronoStore, request_: str
+) -> None:
+    resolution = memory.resolve(MAYA, request_)
+    assert resolution.intent.kind == "restore"
+    best = resolution.best
     assert best is not None and best.id == "9.1" and best.action == "revert"
     assert [c.new for c in best.diff] == [fact(HISTORY[3][1][1])]  # type: ignore[arg-type]
 
@@ -289,7 +301,8 @@ def test_memory_text_reaches_the_model_quoted_and_bounded(
 @pytest.mark.parametrize(
     "request_",
     ["?", "ok", "thanks!", "cancel", "wrong", "what did you change?", "forget it",
-     "forget my brother's birthday"],
+     "forget my brother's birthday", "what did you remove?",
+     "did you delete my peanut allergy?", "why did you forget my gym?"],
 )  # fmt: skip
 def test_a_request_that_names_nothing_changes_nothing(
     fresh: ChronoStore, request_: str
@@ -348,3 +361,28 @@ def test_a_value_that_came_back_reverts_cleanly(tmp_path: Path) -> None:
         reverted = store.revert(MAYA, 2)
         assert not isinstance(reverted, Exception) and reverted.op == "revert"  # type: ignore[union-attr]
         assert store.get(MAYA, "home").value == fact("User lives in Boston")  # type: ignore[union-attr]
+
+
+# Acting alone ---------------------------------------------------------------------
+
+
+def test_acting_alone_never_overwrites_a_later_change(fresh: ChronoStore) -> None:
+    """v3's New York was replaced by v6's San Francisco: undoing v3 alone would
+    overwrite v6, so nothing changes and the conflict names the item."""
+    before = fresh.head(MAYA)
+    result = fresh.undo(MAYA, "forget that I moved to NYC")
+    assert result.candidate is not None and result.candidate.id == "3.1"
+    assert not result.applied and result.conflict is not None
+    assert [c.key for c in result.conflict.conflicts] == [key("home")]
+    assert fresh.head(MAYA) == before
+
+
+def test_acting_alone_never_makes_an_empty_change(fresh: ChronoStore) -> None:
+    """Asked twice, the second undo finds the same change already undone."""
+    first = fresh.undo(MAYA, "forget the goat farm plan in Vermont")
+    assert first.applied, first.message
+    before = fresh.head(MAYA)
+    again = fresh.resolve(MAYA, "forget the goat farm plan in Vermont")
+    assert not again.decided
+    assert not fresh.undo(MAYA, "forget the goat farm plan in Vermont").applied
+    assert fresh.head(MAYA) == before

@@ -261,6 +261,7 @@ def _plain(text: str) -> str:
 
 _POLITE = re.compile(
     r"(?i)\b(?:please|pls|kindly|(?:can|could|would|will)\s+you"
+    r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
 _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
@@ -427,11 +428,11 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
     return Intent("undo", "")  # "go back to the previous version"
 
 
-_GIVE_BACK = re.compile(  # "put my old job back", "I want that back"
+_GIVE_BACK = re.compile(  # "put my old job back", "I need those notes again"
     r"(?i)\b(?:(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
     r"|those|him|her)\s+back|(?:put|bring|get|add)\s+(?:(?P<obj>[^,.!?;]{1,60}?)\s+)?"
     r"back\b(?!\s+(?:to|when)\b)(?:\s+in(?:\s+there)?)?|(?:want|need)\s+"
-    r"(?P<wanted>[^,.!?;]{1,60}?)\s+back\b(?!\s+(?:to|when)\b))"
+    r"(?P<wanted>[^,.!?;]{1,60}?)\s+(?:back|again)\b(?!\s+(?:to|when)\b))"
 )
 _REMOVED = re.compile(  # "you deleted ...": what a restore brings back follows
     r"(?i)\byou(?:'ve|\s+have)?\s+(?:just\s+)?(?:deleted|removed|dropped|wiped|erased"
@@ -447,6 +448,11 @@ _QUESTION = re.compile(
     r"(?i)(?:\?\s*$|^(?:what|which|who|when|where|why|how|did|do|does|is|are|was"
     r"|were|have|has|can|could|would|will|should)\b)"
 )
+_ASKS = re.compile(  # a question about what was done: "did you delete X?"
+    r"(?i)^(?:(?:what|which|who|when|where|why|how)(?:\s+\w+)?\s+)?(?:did|do|does"
+    r"|have|has|had|is|are|was|were)\s+(?:you|I|it|that|this|there)\b"
+)
+_ONE_QUESTION = re.compile(r"[^.!?]*\?+")
 _WRONG = re.compile(
     r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
     r"|joking|kidding|shouldn't|misheard|made\s+up)\b"
@@ -483,16 +489,19 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     if _NOTHING.match(_clean(plain)):
         return Intent("none", "", window)
     text = _PREFACE.sub("", text, count=1)
+    if _ASKS.match(text) and _ONE_QUESTION.fullmatch(plain.strip()):
+        return Intent("none", "", window)  # "what did you remove?"
     match = next(filter(None, (clause.search(text) for clause in _CLAUSES)), None)
     give = _GIVE_BACK.search(text)
     if give and (match is None or match.lastgroup != "back"):
         return _give_back(text, give, window)
     if match is None:
-        topic = _topic(text)
+        removed = _REMOVED.search(text)  # "you dropped my dentist", nothing more
+        topic = _topic(_REMOVED.sub(" ", text) if removed else text)
         asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
-        if not topic or asks:
+        if not topic or (asks and not removed):
             return Intent("none", "", window)
-        return Intent("undo", topic, window)
+        return Intent("restore" if removed else "undo", topic, window)
     rest = text[match.end() :]
     if match.lastgroup == "back":
         return _back(rest, window)

@@ -107,7 +107,7 @@ class ResolverConfig:
     retrievers: frozenset[str] = frozenset({"bm25", "dense"})
     min_similarity: float = 0.25
     act_similarity: float = 0.35
-    act_score: float = 0.75
+    act_score: float = 0.5
     act_lead: float = 2.0
     act_score_rollback: float = 0.9
     margin: float = 0.02
@@ -555,9 +555,17 @@ class Resolver:
 
     def _sure(self, candidates: Sequence[Candidate]) -> tuple[bool, str]:
         """The calibrated rule for acting alone (docs/benchmarks.md measures it):
-        both retrievers rank the best first, it is close in meaning, and it
-        leads the next clearly."""
-        config, first = self.config, candidates[0].scores
+        acting changes something, both retrievers rank the best first, it is
+        close in meaning, and it leads the next clearly.
+
+        A revert whose items were changed again since may be decided: applying
+        it changes nothing and reports the conflict (`apply_undo`).
+        """
+        config, best = self.config, candidates[0]
+        if not best.diff and not best.conflicts:
+            # Already undone, or the request meant another change: offer them.
+            return False, "acting on the best match would change nothing"
+        first = best.scores
         if "dense" not in config.retrievers or "bm25" not in config.retrievers:
             return False, "acting alone needs both searches to agree"
         second = candidates[1].scores if len(candidates) > 1 else None
