@@ -85,6 +85,7 @@ SYSTEMS = {
 REQUEST_SETS = {"written": "requests", "restated": "restated"}
 _SKIPPED = {  # a restated request left empty: the agent made no call
     "rank": None, "decided": False, "items": 0, "conflicts": 0, "best": None,
+    "same_item": False,
     "scores": None, "second": None, "action": None, "reason": "not called",
     "ms": 0.0,
 }  # fmt: skip
@@ -184,6 +185,9 @@ def run(
                     "items": len(best.diff) if best is not None else 0,
                     "conflicts": len(best.conflicts) if best is not None else 0,
                     "best": None if best is None else best.id,
+                    "same_item": second is not None
+                    and best is not None
+                    and bool(set(second.items) & set(best.items)),
                     "reason": resolution.reason,
                     "ms": round(ms, 1),
                 }

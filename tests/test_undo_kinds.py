@@ -367,13 +367,14 @@ def test_a_value_that_came_back_reverts_cleanly(tmp_path: Path) -> None:
 
 
 def test_acting_alone_never_overwrites_a_later_change(fresh: ChronoStore) -> None:
-    """v3's New York was replaced by v6's San Francisco: undoing v3 alone would
-    overwrite v6, so nothing changes and the conflict names the item."""
+    """The plan was changed again after v7: undoing v7 alone would overwrite
+    that, so nothing changes and the conflict names the memory."""
+    fresh.put(MAYA, key("plan"), fact("User plans to open a bakery in Burlington"))
     before = fresh.head(MAYA)
-    result = fresh.undo(MAYA, "forget that I moved to NYC")
-    assert result.candidate is not None and result.candidate.id == "3.1"
+    result = fresh.undo(MAYA, "forget the goat farm plan in Vermont")
+    assert result.candidate is not None and result.candidate.id == "7.1"
     assert not result.applied and result.conflict is not None
-    assert [c.key for c in result.conflict.conflicts] == [key("home")]
+    assert [c.key for c in result.conflict.conflicts] == [key("plan")]
     assert fresh.head(MAYA) == before
 
 
@@ -386,3 +387,14 @@ def test_acting_alone_never_makes_an_empty_change(fresh: ChronoStore) -> None:
     assert not again.decided
     assert not fresh.undo(MAYA, "forget the goat farm plan in Vermont").applied
     assert fresh.head(MAYA) == before
+
+
+def test_a_request_that_names_a_memory_but_no_version_asks(memory: ChronoStore) -> None:
+    """v3 moved Maya to NYC, v6 to San Francisco "after a year in New York City":
+    both changes of her home hold every word of the request, so it asks."""
+    resolution = memory.resolve(MAYA, "forget that I moved to NYC")
+    assert [c.id for c in resolution.candidates[:2]] == ["3.1", "6.1"]
+    assert not resolution.decided
+    assert (
+        resolution.reason == "the request names a memory but not which of its changes"
+    )

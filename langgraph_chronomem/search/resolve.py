@@ -558,8 +558,10 @@ class Resolver:
         acting changes something, both retrievers rank the best first, it is
         close in meaning, and it leads the next clearly.
 
-        A revert whose items were changed again since may be decided: applying
-        it changes nothing and reports the conflict (`apply_undo`).
+        When the runner-up is another change of the same memory, the request's
+        words must pick the version: the best must hold more of them. A revert
+        whose items were changed again since may be decided: applying it
+        changes nothing and reports the conflict (`apply_undo`).
         """
         config, best = self.config, candidates[0]
         if not best.diff and not best.conflicts:
@@ -568,7 +570,13 @@ class Resolver:
         first = best.scores
         if "dense" not in config.retrievers or "bm25" not in config.retrievers:
             return False, "acting alone needs both searches to agree"
-        second = candidates[1].scores if len(candidates) > 1 else None
+        runner_up = candidates[1] if len(candidates) > 1 else None
+        second = runner_up.scores if runner_up is not None else None
+        versions_tie = (
+            runner_up is not None
+            and bool(set(runner_up.items) & set(best.items))
+            and runner_up.scores.coverage >= first.coverage
+        )
         similarity = first.dense_score or 0.0
         lead = similarity - ((second.dense_score or 0.0) if second else 0.0)
         score = similarity + config.act_lead * lead
@@ -600,6 +608,10 @@ class Resolver:
                 f"the best match does not lead clearly: similarity {similarity:.2f} "
                 f"+ {config.act_lead:g} x lead {lead:.2f} = {score:.2f}, {needed} "
                 "to act",
+            ),
+            (
+                not versions_tie,
+                "the request names a memory but not which of its changes",
             ),
         ]
         failed = [why for ok, why in checks if not ok]
