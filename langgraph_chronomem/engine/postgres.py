@@ -1,0 +1,421 @@
+"""The versioned log on PostgreSQL, for when one machine is outgrown.
+
+    from langgraph_chronomem.engine.types import CommitMeta, Write
+
+    engine = PostgresEngine("postgresql://localhost/memories")
+    with engine.transaction(write=True) as tx:
+        commits = tx.commit([Write(("notes",), "a", {"t": "hi"})], CommitMeta())
+    [c.summary for c in commits]  # ['created notes/a: hi']
+    engine.close()
+
+(tests/test_postgres.py runs this against a private server.)
+
+The tables and the transaction logic (`base.py`) are the SQLite engine's; what
+differs is how writers take turns. SQLite has one writer at a time. Here each
+write transaction locks only the scopes it commits to, with a transaction-level
+advisory lock taken when it first reads a scope's HEAD (`chronomem_lock_scope`):
+writers to different scopes run side by side on different connections, writers
+to one scope queue, so its versions stay gap-free and HEAD exact. Reads run in
+`REPEATABLE READ READ ONLY` snapshots and never wait for a writer.
+
+Not yet here: the full-text search of item changes (BM25, for the undo search)
+raises `ConfigError`; the change index itself is kept, so `reindex` and `reset`
+work and the search can be added without a migration of the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from typing import Any
+
+import psycopg
+from psycopg.pq import TransactionStatus
+from psycopg.rows import tuple_row
+from psycopg_pool import ConnectionPool
+
+from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.migrations import PACKAGE_VERSION, Migration
+from langgraph_chronomem.engine.postgres_sql import (
+    LOCK_CLASS,
+    MIGRATIONS,
+    Cursor,
+    PostgresDialect,
+    WriteDialect,
+)
+from langgraph_chronomem.errors import ConfigError, ReadOnlyError, StorageError
+
+__all__ = ["Conn", "PostgresEngine"]
+
+_MIGRATION_LOCK = 0  # the advisory lock's second key while applying migrations
+_TABLE = "chronomem_migrations"
+
+# -- the engine ------------------------------------------------------------------
+
+Conn = str | psycopg.Connection[Any] | ConnectionPool
+"""What a `PostgresEngine` opens: a connection string, a connection or a pool."""
+
+_BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED"
+_BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+_LOST = (psycopg.OperationalError, psycopg.InterfaceError)
+_RETRIES = 3  # a pooled connection found dead at BEGIN is swapped this often
+
+
+class PostgresEngine:
+    """The versioned log in a PostgreSQL database, shared by any number of servers.
+
+    Args:
+        conn: A connection string (`postgresql://user@host/db`; the engine
+            opens its own pool and closes it), a `psycopg.Connection`, or a
+            `psycopg_pool.ConnectionPool` (the caller's to close). A connection
+            serves one transaction at a time; a pool serves one per thread and
+            replaces connections that die. Connections need `autocommit=True`,
+            as LangGraph's `PostgresStore` asks; any row factory works.
+        scope_depth: Leading namespace labels that make a scope. `None` takes
+            the depth the database was created with (0 for a new one).
+        omit_expired: Hide items whose TTL has passed from reads at HEAD.
+        busy_timeout: Seconds a writer waits for another writer to the same
+            scope.
+        max_connections: The size of the pool opened for a connection string.
+        read_only: Only read: nothing is created, migrated or written, and
+            write transactions raise `ReadOnlyError`.
+
+    Raises:
+        ConfigError: If `scope_depth` contradicts the depth the database was
+            created with, a newer langgraph-chronomem upgraded the database, a
+            read-only open finds it needs upgrading, or a connection given is
+            not in autocommit mode.
+        StorageError: If the server cannot be reached.
+    """
+
+    dialect = PostgresDialect()
+
+    def __init__(
+        self,
+        conn: Conn,
+        *,
+        scope_depth: int | None = None,
+        omit_expired: bool = False,
+        busy_timeout: float = 30.0,
+        max_connections: int = 10,
+        read_only: bool = False,
+    ) -> None:
+        self.omit_expired = omit_expired
+        self.read_only = read_only
+        self.busy_timeout = busy_timeout
+        self._write_dialect = WriteDialect(round(busy_timeout * 1000))
+        self._closed = False
+        self._lock = threading.Lock()  # one transaction at a time on a connection
+        self._owned: ConnectionPool | None = None
+        if isinstance(conn, str):
+            self._owned = ConnectionPool(
+                conn,
+                min_size=1,
+                max_size=max_connections,
+                kwargs={"autocommit": True},
+                open=False,
+                name="chronomem",
+            )
+            conn = self._owned
+        self._conn = conn
+        self.where = _describe(conn)
+        if self._owned is not None:
+            try:
+                self._owned.open(wait=True, timeout=busy_timeout)
+            except _LOST as exc:
+                self._owned.close()
+                raise self._fault(exc, committing=False) from exc
+        try:
+            self._migrate(MIGRATIONS)
+            self.scope_depth = self._settle_scope_depth(scope_depth)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- connections ----------------------------------------------------------
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection for one transaction, checked to be usable by it."""
+        self._check_open()
+        if isinstance(self._conn, ConnectionPool):
+            with self._conn.connection() as conn:
+                yield _usable(conn)
+        else:
+            with self._lock:
+                self._check_open()
+                yield _usable(self._conn)
+
+    def _fault(self, exc: psycopg.Error, *, committing: bool) -> StorageError:
+        """A lost connection or an expired lock wait, as a `StorageError` that
+        says whether anything may have been written and what to do."""
+        cause = str(exc).strip().splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, psycopg.errors.LockNotAvailable):
+            fix = (
+                f"another writer held the scope for over {self.busy_timeout}s; "
+                "nothing was written: retry, or raise busy_timeout"
+            )
+        elif committing:
+            fix = (
+                "the connection failed while committing, so the write may or may "
+                "not have been saved: read HEAD (store.log) before retrying"
+            )
+        elif isinstance(self._conn, ConnectionPool):
+            fix = "nothing was written; the next call uses a new connection"
+        else:
+            fix = (
+                "nothing was written; this engine was given one connection, which "
+                "cannot be replaced: give it a pool or a connection string to "
+                "survive lost connections"
+            )
+        return StorageError(f"PostgreSQL at {self.where}: {cause}; {fix}")
+
+    @contextmanager
+    def _begun(self, begin: str) -> Iterator[psycopg.Cursor[Any]]:
+        """A cursor in a transaction opened with `begin` (ended by the caller).
+
+        A pooled connection that died while idle (a restarted server, a killed
+        backend) fails at `BEGIN`, before anything was done: it is dropped and
+        the transaction starts on another one.
+        """
+        for attempt in range(_RETRIES):
+            with self._connection() as conn:
+                cur = conn.cursor(row_factory=tuple_row)
+                try:
+                    cur.execute(begin)
+                except psycopg.OperationalError:
+                    pooled = isinstance(self._conn, ConnectionPool)
+                    if conn.closed and pooled and attempt + 1 < _RETRIES:
+                        continue
+                    raise
+                yield cur
+                return
+
+    # -- transactions ---------------------------------------------------------
+
+    def check_writable(self, doing: str) -> None:
+        """Refuse work that writes (`doing` says what) before any of it is done.
+
+        Raises:
+            ReadOnlyError: If the engine was opened with `read_only=True`.
+        """
+        if self.read_only:
+            raise ReadOnlyError(
+                f"the store at {self.where} is open read-only, so it cannot "
+                f"{doing}: open it without read_only=True"
+            )
+
+    @contextmanager
+    def transaction(
+        self, *, write: bool, rehearse: bool = False
+    ) -> Iterator[LogTransaction]:
+        """One database transaction; commits on success, rolls back on any error.
+
+        A write transaction locks each scope it reads HEAD of (every commit
+        does) until it ends; a read transaction sees one snapshot and waits for
+        no writer. With `rehearse=True` the transaction is always rolled back:
+        a dry run that does the real work.
+
+        Raises:
+            ReadOnlyError: For a write transaction on a read-only engine.
+            StorageError: If the engine is closed, the connection is lost (the
+                message says whether anything may have been written), or a
+                writer waited for a scope longer than `busy_timeout`.
+        """
+        if write:
+            self.check_writable("write")
+        committing = False
+        try:
+            with self._begun(_BEGIN_WRITE if write else _BEGIN_READ) as cur:
+                try:
+                    yield LogTransaction(
+                        Cursor(cur),
+                        self._write_dialect if write else self.dialect,
+                        self.scope_depth,
+                        omit_expired=self.omit_expired,
+                    )
+                except BaseException:
+                    _roll_back(cur)
+                    raise
+                committing = write and not rehearse
+                cur.execute("ROLLBACK" if rehearse else "COMMIT")
+        except _LOST as exc:
+            raise self._fault(exc, committing=committing) from exc
+
+    def migrate(self, steps: Sequence[Migration]) -> list[str]:
+        """Apply another component's named migrations (the checkpointer's).
+        Returns the names applied.
+
+        Raises:
+            ConfigError: If a newer version migrated them, or a read-only
+                engine still needs them.
+            StorageError: If the engine is closed, or the connection is lost.
+        """
+        return self._migrate(steps)
+
+    def _migrate(self, steps: Sequence[Migration]) -> list[str]:
+        try:
+            with self._connection() as conn:
+                cur = conn.cursor(row_factory=tuple_row)
+                _check(cur, steps)
+                missing = [m.name for m in _pending(cur, steps)]
+                if missing and self.read_only:
+                    raise ConfigError(
+                        f"this store needs upgrading ({', '.join(missing)}), "
+                        "which a read-only open cannot do: open it once "
+                        "without read_only=True"
+                    )
+                return _apply(cur, steps) if missing else []
+        except _LOST as exc:
+            raise self._fault(exc, committing=True) from exc
+
+    def _settle_scope_depth(self, requested: int | None) -> int:
+        if requested is not None and (
+            isinstance(requested, bool)
+            or not isinstance(requested, int)
+            or requested < 0
+        ):
+            raise ConfigError(f"scope_depth must be an int >= 0, got {requested!r}")
+        self.scope_depth = 0  # a LogTransaction needs one; the stored one wins
+        with self.transaction(write=not self.read_only) as tx:
+            if not self.read_only:  # the first opener's depth, even in a race
+                tx.cur.execute(
+                    self.dialect.FIRST_META, ("scope_depth", str(requested or 0))
+                )
+            stored = tx.meta("scope_depth")
+        depth = requested or 0 if stored is None else int(stored)
+        if requested is not None and requested != depth:
+            raise ConfigError(
+                f"this store was created with scope_depth={depth}; open it with "
+                f"scope_depth={depth} (or leave it out), not {requested}"
+            )
+        return depth
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StorageError(
+                f"the store at {self.where} is closed: open it again to keep using it"
+            )
+
+    def close(self) -> None:
+        """Close the pool this engine opened (a connection or pool given to it
+        stays open: it is the caller's). Safe to call twice."""
+        with self._lock:
+            self._closed = True
+        if self._owned is not None:
+            self._owned.close()
+
+
+def _usable(conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]:
+    if not conn.autocommit:
+        raise ConfigError(
+            "the engine runs its own transactions, so its connections need "
+            "autocommit=True: psycopg.connect(..., autocommit=True), or "
+            "ConnectionPool(..., kwargs={'autocommit': True})"
+        )
+    return conn
+
+
+def _roll_back(cur: psycopg.Cursor[Any]) -> None:
+    """End a failed transaction, if its connection still can."""
+    conn = cur.connection
+    if not conn.closed and conn.info.transaction_status != TransactionStatus.IDLE:
+        # If the connection dies now, the server rolls the transaction back.
+        with contextlib.suppress(psycopg.Error):
+            cur.execute("ROLLBACK")
+
+
+def _describe(conn: ConnectionPool | psycopg.Connection[Any]) -> str:
+    """Where the database is, for messages: host, port and name, no password."""
+    if isinstance(conn, ConnectionPool):
+        info = conn.conninfo if isinstance(conn.conninfo, str) else conn.conninfo()
+        params = psycopg.conninfo.conninfo_to_dict(info)
+        host, port, db = params.get("host"), params.get("port"), params.get("dbname")
+    else:
+        host, port, db = conn.info.host, conn.info.port, conn.info.dbname
+    return f"{host or 'localhost'}:{port or 5432}/{db or ''}"
+
+
+# -- migrations ------------------------------------------------------------------
+
+
+def _records(cur: psycopg.Cursor[Any]) -> list[tuple[str, str | None]]:
+    """(name, package version) of the steps applied, oldest first. Reads only."""
+    exists = cur.execute("SELECT to_regclass(%s)", (_TABLE,)).fetchone()
+    if exists is None or exists[0] is None:
+        return []
+    return cur.execute(
+        f"SELECT name, package_version FROM {_TABLE} ORDER BY applied_at"
+    ).fetchall()
+
+
+def _pending(cur: psycopg.Cursor[Any], steps: Sequence[Migration]) -> list[Migration]:
+    done = {name for name, _ in _records(cur)}
+    return [m for m in steps if m.name not in done]
+
+
+def _check(cur: psycopg.Cursor[Any], steps: Sequence[Migration]) -> None:
+    """Refuse a database a newer version has taken past `steps` (see
+    `migrations.check`, whose rule and message this follows)."""
+    known = {m.name for m in steps}
+
+    def component(name: str) -> str:
+        return name[: len(name) - len(name.lstrip("abcdefghijklmnopqrstuvwxyz_"))]
+
+    components = {component(name) for name in known}
+    newer = [
+        (name, version)
+        for name, version in _records(cur)
+        if name not in known and component(name) in components
+    ]
+    if not newer:
+        return
+    name, version = newer[-1]
+    this = f"langgraph-chronomem {PACKAGE_VERSION or '(source tree)'}"
+    fix = (
+        f"pip install 'langgraph-chronomem>={version}'"
+        if version
+        else "pip install -U langgraph-chronomem"
+    )
+    raise ConfigError(
+        f"this database was upgraded by langgraph-chronomem {version or '(newer)'} "
+        f"(schema step {name!r}), which {this} cannot read safely; upgrade to "
+        f"open it: {fix}"
+    )
+
+
+def _apply(cur: psycopg.Cursor[Any], steps: Sequence[Migration]) -> list[str]:
+    """Apply each pending step in one transaction with its record; servers
+    opening a new database at once take turns on an advisory lock."""
+    applied = []
+    for migration in _pending(cur, steps):
+        cur.execute("BEGIN")
+        try:
+            cur.execute(
+                "SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, _MIGRATION_LOCK)
+            )
+            cur.execute(
+                f"CREATE TABLE IF NOT EXISTS {_TABLE} (name TEXT PRIMARY KEY, "
+                "applied_at TEXT NOT NULL, package_version TEXT)"
+            )
+            if migration.name not in {name for name, _ in _records(cur)}:
+                for statement in migration.statements:
+                    cur.execute(statement)
+                cur.execute(
+                    f"INSERT INTO {_TABLE} (name, applied_at, package_version) "
+                    "VALUES (%s, %s, %s)",
+                    (
+                        migration.name,
+                        datetime.now(timezone.utc).isoformat(),
+                        PACKAGE_VERSION,
+                    ),
+                )
+                applied.append(migration.name)
+        except BaseException:
+            _roll_back(cur)
+            raise
+        cur.execute("COMMIT")
+    return applied
