@@ -6,10 +6,9 @@ needs to run beforehand; only Debian's `postgresql-15` package must be installed
 (`apt-get install postgresql-15`). Missing binaries fail the tests that need them
 with that instruction, never skip them.
 
-    >>> with PostgresServer() as server:  # doctest: +SKIP
-    ...     with psycopg.connect(server.create_database("demo")) as conn:
-    ...         conn.execute("SELECT 1").fetchone()
-    (1,)
+    with PostgresServer() as server:
+        with psycopg.connect(server.create_database("demo")) as conn:
+            conn.execute("SELECT 1").fetchone()  # (1,)
 
 The server refuses to run as root, so when the tests do (as in CI containers)
 `initdb` and `postgres` run as the `postgres` user the package creates, through
