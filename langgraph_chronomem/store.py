@@ -262,15 +262,20 @@ class ChronoStore(BaseStore, VersionControl):
         queries: dict[int, list[float]],
     ) -> list[Result]:
         meta = current_meta() if writes else None
-        vectors = self._search.searchable() if queries else None
-        plan = ReadPlan(vectors=vectors, queries=queries)
+        plan = None
+        if len(writes) < len(ops):  # some op reads
+            vectors = self._search.searchable() if queries else None
+            plan = ReadPlan(vectors=vectors, queries=queries)
         with self._engine.transaction(write=bool(writes)) as tx:
-            results = run_reads(tx, ops, plan)
+            results: list[Result] = (
+                [None] * len(ops) if plan is None else run_reads(tx, ops, plan)
+            )
             if writes:
                 assert meta is not None
-                committed = tx.commit(writes, meta)
-                _refresh(tx, plan)
-        if plan.refresh and not writes:
+                committed = tx.write(writes, meta)
+                if plan is not None:
+                    _refresh(tx, plan)
+        if plan is not None and plan.refresh and not writes:
             with self._engine.transaction(write=True) as tx:
                 _refresh(tx, plan)
         if writes and committed:

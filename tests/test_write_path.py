@@ -1,5 +1,6 @@
-"""The write path: upgrading a database the earlier schema wrote, what one put
-writes, summaries of big commits, and waiting for another process's write lock.
+"""The write path: upgrading a database the earlier schemas wrote, what one put
+writes, ids a reset frees never coming back, summaries of big commits, and
+waiting for another process's write lock.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from langgraph.store.base import PutOp
 
 from benchmarks import multi_writer
 from langgraph_chronomem import ChronoStore
+from langgraph_chronomem._checkpoint_sql import MIGRATIONS as CHECKPOINT_MIGRATIONS
 from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write, migrations
 from langgraph_chronomem.engine.sqlite import MIGRATIONS
 from langgraph_chronomem.errors import ConfigError, StorageError
@@ -118,6 +120,59 @@ def test_an_old_database_opens_upgraded_with_all_its_history(tmp_path: Path) -> 
     assert max(r[0] for r in conn.execute("SELECT id FROM items")) > 7
 
 
+def test_a_0003_database_gets_row_ranges_and_keeps_other_indexes(
+    tmp_path: Path,
+) -> None:
+    """The schema before `0004_row_ranges`, with the checkpointer's index on
+    `commits`: the rebuild keeps that index, the history and the id counters."""
+    old_database(tmp_path)
+    path = tmp_path / DATABASE_FILE
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert migrations.apply(conn, MIGRATIONS[:3]) == ["0003_lean_writes"]
+    migrations.apply(conn, CHECKPOINT_MIGRATIONS)
+    conn.close()
+    with ChronoStore.from_path(tmp_path) as store:
+        assert [c.version for c in store.log(ALICE)] == [5, 4, 3, 2, 1]
+        assert store.show(ALICE, 2).changes[0].new == {"city": "New York City"}
+        assert [c.changes[0].key for c in store.log(ALICE, limit=2)] == ["home", "pet"]
+        assert [(c.key, c.new) for c in store.diff(ALICE, 1, 3)] == [
+            ("home", {"city": "New York City"}),
+            ("pet", {"kind": "cat"}),
+        ]
+        store.put(ALICE, "home", {"city": "Oslo"})  # v6, seq 8: past bob's reset 7
+        assert store.log(ALICE, limit=1)[0].seq == 8
+    conn = sqlite3.connect(path)
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    assert "commits_by_thread" in names and "items_by_version" not in names
+    ranges = conn.execute(
+        "SELECT version, first_id, last_id FROM commits "
+        "WHERE scope = 'memories.alice' ORDER BY version"
+    ).fetchall()
+    assert ranges == [(1, 1, 1), (2, 2, 2), (3, 3, 3), (4, 5, 5), (5, 6, 6), (6, 8, 8)]
+    assert "AUTOINCREMENT" not in "".join(
+        r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE sql != ''")
+    )
+
+
+def test_ids_a_reset_frees_are_never_given_again(tmp_path: Path) -> None:
+    """A vector or a projection mark made from a removed row or commit must not
+    vouch for a new one, so a reset of the newest versions leaves a floor."""
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        store.put(ALICE, "a", {"v": 1})
+        store.batch([PutOp(ALICE, "b", {"v": 2}), PutOp(ALICE, "c", {"v": 3})])
+        store.put(BOB, "a", {"v": 4})
+        removed = store.log(ALICE, limit=1)[0].seq
+        assert store.reset(ALICE, to=1) == 1
+        assert store.reset(BOB, to=0) == 1
+        store.put(ALICE, "d", {"v": 5})
+        (commit,) = store.log(ALICE, limit=1)
+        assert commit.version == 2 and commit.seq == removed + 2
+        assert [c.key for c in commit.changes] == ["d"]
+        assert store.get(ALICE, "b") is None and store.get(ALICE, "a") is not None
+    conn = sqlite3.connect(tmp_path / DATABASE_FILE)
+    assert [r[0] for r in conn.execute("SELECT id FROM items ORDER BY id")] == [1, 5]
+
+
 def test_an_upgrade_is_refused_on_a_read_only_open(tmp_path: Path) -> None:
     old_database(tmp_path)
     with pytest.raises(ConfigError, match="0003_lean_writes"):
@@ -131,9 +186,10 @@ def _wal_pages(engine: SqliteEngine) -> int:
 
 
 def test_a_put_writes_a_bounded_number_of_pages(tmp_path: Path) -> None:
-    """Cost follows the change: updating one item of 5,000 writes about 7 pages
-    (the item's old and new row, their index entries, the commit), as it did
-    at 500 items; 9-10 before 0003 dropped an index and the HEAD row."""
+    """Cost follows the change: updating one item of 5,000 writes about 5 pages
+    (the item's old and new row, their index entry, the commit and its
+    `(scope, version)` entry); 9-10 before 0003 dropped an index and the HEAD
+    row, 7 before 0004 dropped another index and AUTOINCREMENT's counter."""
     engine = SqliteEngine(tmp_path / "log.sqlite3", scope_depth=2)
     meta = CommitMeta()
     for start in range(0, 5000, 1000):
@@ -149,7 +205,7 @@ def test_a_put_writes_a_bounded_number_of_pages(tmp_path: Path) -> None:
     for i in range(puts):
         with engine.transaction(write=True) as tx:
             tx.commit([Write(ALICE, f"k{i * 37 % 5000}", {"text": f"new {i}"})], meta)
-    assert _wal_pages(engine) / puts <= 8
+    assert _wal_pages(engine) / puts <= 6
     engine.close()
 
 

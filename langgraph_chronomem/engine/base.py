@@ -149,6 +149,45 @@ class _NewRow(NamedTuple):  # a tuple: one per written item, built in the hot pa
     index_fields: str | None = None
 
 
+_RawChange = tuple[str, str, "str | None", "str | None"]
+"""A change as written: namespace text, key, old and new value as JSON text."""
+
+
+class _Written(NamedTuple):
+    """What `LogTransaction._write` committed: a `Commit` before decoding."""
+
+    scope: Namespace
+    version: int
+    seq: int
+    parent: int | None
+    created_at: datetime
+    author: str | None
+    op: Op
+    changes: list[_RawChange]
+    labels: dict[str, str]
+    target: int | None
+
+
+def _record(written: _Written, meta: CommitMeta) -> Commit:
+    """The `Commit` record of a write, its changes decoded."""
+    return Commit(
+        scope=written.scope,
+        version=written.version,
+        seq=written.seq,
+        parent=written.parent,
+        created_at=written.created_at,
+        author=written.author,
+        reason=meta.reason,
+        op=written.op,
+        changes=tuple(
+            Change(namespace_from_text(ns), key, decode_value(old), decode_value(new))
+            for ns, key, old, new in written.changes
+        ),
+        labels=written.labels,
+        target=written.target,
+    )
+
+
 class LogTransaction:
     """The log's operations inside one open database transaction.
 
@@ -176,7 +215,10 @@ class LogTransaction:
 
     def head(self, scope: Namespace) -> int:
         """The scope's HEAD version; 0 before its first commit."""
-        row = self.cur.execute(self.sql.HEAD, (scope_text(scope),)).fetchone()
+        return self._head(scope_text(scope))
+
+    def _head(self, sc: str) -> int:
+        row = self.cur.execute(self.sql.HEAD, (sc,)).fetchone()
         return row[0] if row else 0
 
     def stats(self) -> StoreStats:
@@ -330,8 +372,26 @@ class LogTransaction:
         delete of an item that does not exist changes nothing, and a scope whose
         writes changed nothing gets no commit.
         """
+        return [_record(written, meta) for written in self._write_all(writes, meta)]
+
+    def write(self, writes: Sequence[Write], meta: CommitMeta) -> int:
+        """Commit writes exactly as `commit` does; return only how many commits
+        were made, without building their `Commit` records (decoding every
+        change back from JSON). `ChronoStore.batch` needs no more.
+
+            >>> import tempfile, pathlib
+            >>> from langgraph_chronomem.engine.sqlite import SqliteEngine
+            >>> engine = SqliteEngine(pathlib.Path(tempfile.mkdtemp()) / "log.db")
+            >>> with engine.transaction(write=True) as tx:
+            ...     tx.write([Write(("notes",), "a", {"t": "hi"})], CommitMeta())
+            1
+            >>> engine.close()
+        """
+        return len(self._write_all(writes, meta))
+
+    def _write_all(self, writes: Sequence[Write], meta: CommitMeta) -> list[_Written]:
         by_scope: dict[Namespace, dict[tuple[str, str], _NewRow]] = {}
-        ops: dict[Namespace, list[Write]] = {}
+        ops: dict[Namespace, Op] = {}
         for write in writes:
             scope = self.scope_of(write.namespace)
             ns = namespace_text(write.namespace)
@@ -343,19 +403,18 @@ class LogTransaction:
                 write.ttl_minutes,
                 index_fields=_index_fields(write),
             )
-            by_scope.setdefault(scope, {})[(ns, write.key)] = row
-            ops.setdefault(scope, []).append(write)
-        commits = []
-        for scope, rows in by_scope.items():
-            scope_writes = ops[scope]
-            if len(scope_writes) > 1:
-                op: Op = "batch"
+            rows = by_scope.setdefault(scope, {})
+            rows[(ns, write.key)] = row
+            if scope in ops:
+                ops[scope] = "batch"
             else:
-                op = "put" if scope_writes[0].value is not None else "delete"
-            commit = self._commit(scope, op, list(rows.values()), meta)
-            if commit is not None:
-                commits.append(commit)
-        return commits
+                ops[scope] = "put" if value is not None else "delete"
+        written = []
+        for scope, rows in by_scope.items():
+            done = self._write(scope, ops[scope], list(rows.values()), meta)
+            if done is not None:
+                written.append(done)
+        return written
 
     def _commit(
         self,
@@ -366,27 +425,40 @@ class LogTransaction:
         *,
         target: int | None = None,
     ) -> Commit | None:
+        """`_write`, and the `Commit` it made."""
+        written = self._write(scope, op, rows, meta, target=target)
+        return None if written is None else _record(written, meta)
+
+    def _write(
+        self,
+        scope: Namespace,
+        op: Op,
+        rows: Sequence[_NewRow],
+        meta: CommitMeta,
+        *,
+        target: int | None = None,
+    ) -> _Written | None:
         """Write `rows` as the scope's next version; the one place versions are made."""
-        parent = self.head(scope)
+        cur, sql = self.cur, self.sql
+        sc = scope_text(scope)
+        parent = self._head(sc)
         version = parent + 1
         moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
         stamp = encode_time(moment)
         now = time.time()
-        sc = scope_text(scope)
-        changes: list[Change] = []
+        first_id = last_id = None
+        changes: list[_RawChange] = []
         for row in rows:
-            live = self.cur.execute(
-                self.sql.LIVE_ROW, (row.namespace, row.key)
-            ).fetchone()
+            live = cur.execute(sql.LIVE_ROW, (row.namespace, row.key)).fetchone()
             if live is None and row.value is None:
                 continue  # deleting what is not there changes nothing
             prev_id, prev_value, prev_created = live or (None, None, None)
             if prev_id is not None:
-                self.cur.execute(self.sql.CLOSE_ROW, (version, prev_id))
+                cur.execute(sql.CLOSE_ROW, (version, prev_id))
             created = row.created_at or prev_created or stamp
             ttl = row.ttl_minutes
-            self.cur.execute(
-                self.sql.INSERT_ITEM,
+            cur.execute(
+                sql.INSERT_ITEM,
                 (
                     sc,
                     version,
@@ -402,20 +474,16 @@ class LogTransaction:
                     row.index_fields,
                 ),
             )
-            changes.append(
-                Change(
-                    namespace_from_text(row.namespace),
-                    row.key,
-                    decode_value(prev_value),
-                    decode_value(row.value),
-                )
-            )
+            last_id = cur.lastrowid
+            if first_id is None:
+                first_id = last_id
+            changes.append((row.namespace, row.key, prev_value, row.value))
         if not changes and op not in ("rollback", "revert"):
             return None
         labels = dict(meta.labels)
         author = SYSTEM_AUTHOR if op == "expire" else meta.author
-        self.cur.execute(
-            self.sql.INSERT_COMMIT,
+        cur.execute(
+            sql.INSERT_COMMIT,
             (
                 sc,
                 version,
@@ -426,24 +494,25 @@ class LogTransaction:
                 op,
                 target,
                 orjson.dumps(labels, option=orjson.OPT_SORT_KEYS).decode(),
+                first_id,
+                last_id,
             ),
         )
-        seq = self.cur.lastrowid
+        seq = cur.lastrowid
         assert seq is not None
         if not parent:
-            self.cur.execute(self.sql.ADD_SCOPE, (sc,))
-        return Commit(
-            scope=scope,
-            version=version,
-            seq=seq,
-            parent=parent or None,
-            created_at=moment,
-            author=author,
-            reason=meta.reason,
-            op=op,
-            changes=tuple(changes),
-            labels=labels,
-            target=target,
+            cur.execute(sql.ADD_SCOPE, (sc,))
+        return _Written(
+            scope,
+            version,
+            seq,
+            parent or None,
+            moment,
+            author,
+            op,
+            changes,
+            labels,
+            target,
         )
 
     # -- time travel ----------------------------------------------------------
@@ -604,6 +673,8 @@ class LogTransaction:
         """Delete every version after `to` for good. Returns how many were removed."""
         head = self.check_version(scope, to, allow_zero=True)
         sc = scope_text(scope)
+        if self.sql.KEEP_ID_FLOORS is not None:
+            self.cur.execute(self.sql.KEEP_ID_FLOORS)
         reopen = [r[0] for r in self.cur.execute(self.sql.PREV_IDS_AFTER, (sc, to))]
         self.cur.execute(self.sql.DELETE_CHANGES_AFTER, (sc, to))
         self.cur.execute(self.sql.DELETE_ITEMS_AFTER, (sc, to))

@@ -31,6 +31,7 @@ checkpointer's), so each component checks only its own steps:
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,10 +53,17 @@ except metadata.PackageNotFoundError:  # imported from a source tree
 
 @dataclass(frozen=True)
 class Migration:
-    """One schema step: a stable name and the statements it runs."""
+    """One schema step: a stable name and the statements it runs.
+
+    `rebuilds` names the tables the step makes anew (SQLite changes some things,
+    such as `AUTOINCREMENT`, only by copying a table into a new one). Dropping a
+    table drops its indexes, so those the step does not name itself, made by
+    another component (the checkpointer's on `commits`), are made again after it.
+    """
 
     name: str
     statements: tuple[str, ...]
+    rebuilds: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,22 @@ def _prepare_table(conn: sqlite3.Connection) -> None:
         conn.execute(f"ALTER TABLE {_TABLE} ADD COLUMN package_version TEXT")
 
 
+def _indexes_to_keep(conn: sqlite3.Connection, migration: Migration) -> list[str]:
+    """The `CREATE INDEX` statements of the indexes on the tables `migration`
+    rebuilds that its own statements do not name (create or drop)."""
+    if not migration.rebuilds:
+        return []
+    marks = ",".join("?" * len(migration.rebuilds))
+    found = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'index' "
+        f"AND sql IS NOT NULL AND tbl_name IN ({marks})",
+        migration.rebuilds,
+    ).fetchall()
+    text = " ".join(migration.statements)
+    named = [(re.compile(rf"\b{re.escape(name)}\b"), sql) for name, sql in found]
+    return [sql for name, sql in named if not name.search(text)]
+
+
 def apply(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str]:
     """Apply what is pending; return the names applied. Safe to call on every open:
     with nothing pending it only reads.
@@ -155,7 +179,8 @@ def apply(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[str
             if migration.name in {r.name for r in _records(conn)}:
                 conn.execute("COMMIT")  # another process applied it meanwhile
                 continue
-            for statement in migration.statements:
+            kept = _indexes_to_keep(conn, migration)
+            for statement in (*migration.statements, *kept):
                 conn.execute(statement)
             conn.execute(
                 f"INSERT INTO {_TABLE} (name, applied_at, package_version) "

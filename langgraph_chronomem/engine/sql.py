@@ -75,6 +75,19 @@ def _marks(values: Sequence[Any]) -> str:
     return ",".join("?" * len(values))
 
 
+# The `items` rows `i` that commits `c` wrote: the id range each records, read by
+# primary key. The range holds only its rows where one writer at a time takes ids
+# (SQLite); the scope and version keep it exact where concurrent commits
+# interleave them, written (`+ 0`, `|| ''`) so that SQLite builds no index for
+# them on every run. CROSS JOIN makes it walk the commits first, as meant,
+# instead of every item to look its commit up.
+_ROWS = "commits AS c CROSS JOIN items AS i"
+_ROWS_OF_C = (
+    "i.id BETWEEN c.first_id AND c.last_id "
+    "AND i.version + 0 = c.version AND i.scope || '' = c.scope"
+)
+
+
 class Dialect:
     """The log's SQL in the portable subset, with `?` placeholders.
 
@@ -99,12 +112,12 @@ class Dialect:
     COUNT_AFTER = "SELECT count(*) FROM commits WHERE seq > ?"
     LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
     CHANGED_ITEMS = (
-        "SELECT DISTINCT i.namespace, i.key FROM commits AS c JOIN items AS i "
-        "ON i.scope = c.scope AND i.version = c.version WHERE c.seq > ? AND c.seq <= ?"
+        f"SELECT DISTINCT i.namespace, i.key FROM {_ROWS} "
+        f"WHERE {_ROWS_OF_C} AND c.seq > ? AND c.seq <= ?"
     )
     SCOPE_HEAD = (
-        "SELECT id, scope, namespace, key, value, index_fields FROM items "
-        "WHERE scope = ? AND valid_to IS NULL"
+        "SELECT i.id, i.scope, i.namespace, i.key, i.value, i.index_fields "
+        f"FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.scope = ? AND i.valid_to IS NULL"
     )
 
     def filter_conditions(
@@ -146,9 +159,9 @@ class Dialect:
         "WHERE c.scope = s.scope), "
         "(SELECT COUNT(*) FROM commits AS c WHERE c.scope = s.scope), "
         "(SELECT MAX(created_at) FROM commits AS c WHERE c.scope = s.scope), "
-        "(SELECT COUNT(*) FROM items AS i WHERE i.scope = s.scope "
-        "AND i.valid_to IS NULL), "
-        "(SELECT COUNT(*) FROM items AS i WHERE i.scope = s.scope) "
+        f"(SELECT COUNT(*) FROM {_ROWS} WHERE {_ROWS_OF_C} "
+        "AND c.scope = s.scope AND i.valid_to IS NULL), "
+        f"(SELECT COUNT(*) FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.scope = s.scope) "
         "FROM scopes AS s ORDER BY s.scope"
     )
     LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
@@ -167,50 +180,56 @@ class Dialect:
         "created_at, updated_at, ttl_minutes, expires_at, index_fields) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
-    # Its seq is the cursor's `lastrowid` (RETURNING costs more than the insert).
+    # Its seq is the cursor's `lastrowid` (RETURNING costs more than the insert);
+    # `first_id` and `last_id` are the ids of the first and last `items` row it
+    # wrote (NULL for none), so its rows are found without an index of their own.
     INSERT_COMMIT = (
         "INSERT INTO commits (scope, version, parent, created_at, author, reason, op, "
-        "target, labels) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "target, labels, first_id, last_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
     # Per item written in (lo, hi]: the row its first write replaced, and its
     # last row. An item's rows get higher ids as its versions grow.
     ITEM_ENDS_IN_RANGE = (
-        "SELECT f.prev_id, g.last_id FROM (SELECT min(id) AS first_id, "
-        "max(id) AS last_id FROM items WHERE scope = ? AND version > ? "
-        "AND version <= ? GROUP BY namespace, key) AS g "
+        "SELECT f.prev_id, g.last_id FROM (SELECT min(i.id) AS first_id, "
+        f"max(i.id) AS last_id FROM {_ROWS} WHERE {_ROWS_OF_C} "
+        "AND c.scope = ? AND c.version > ? AND c.version <= ? "
+        "GROUP BY i.namespace, i.key) AS g "
         "JOIN items AS f ON f.id = g.first_id ORDER BY f.namespace, f.key"
     )
     CHANGES_IN_RANGE = (
-        "SELECT i.version, i.namespace, i.key, i.value, p.value FROM items AS i "
-        "LEFT JOIN items AS p ON p.id = i.prev_id "
-        "WHERE i.scope = ? AND i.version BETWEEN ? AND ? ORDER BY i.version, i.id"
+        f"SELECT i.version, i.namespace, i.key, i.value, p.value FROM {_ROWS} "
+        f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
+        "AND c.scope = ? AND c.version BETWEEN ? AND ? ORDER BY i.version, i.id"
     )
     # Every item change of the commits with seq in (after, upto]: the row, the
     # value it replaced, and the commit's author, reason and op.
     CHANGE_ROWS_BETWEEN = (
         "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
-        "p.value, c.author, c.reason, c.op FROM commits AS c JOIN items AS i "
-        "ON i.scope = c.scope AND i.version = c.version "
-        "LEFT JOIN items AS p ON p.id = i.prev_id "
-        "WHERE c.seq > ? AND c.seq <= ? ORDER BY i.id"
+        f"p.value, c.author, c.reason, c.op FROM {_ROWS} "
+        f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
+        "AND c.seq > ? AND c.seq <= ? ORDER BY i.id"
     )
     SCOPE_CHANGE_ROWS = (
         "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
-        "p.value, c.author, c.reason, c.op FROM commits AS c JOIN items AS i "
-        "ON i.scope = c.scope AND i.version = c.version "
-        "LEFT JOIN items AS p ON p.id = i.prev_id WHERE c.scope = ? ORDER BY i.id"
+        f"p.value, c.author, c.reason, c.op FROM {_ROWS} "
+        f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
+        "AND c.scope = ? ORDER BY i.id"
     )
     # What a commit wrote to each item, what that replaced, and the item at HEAD.
     REVERT_PLAN = (
-        "SELECT i.namespace, i.key, i.value, i.prev_id, h.value FROM items AS i "
+        f"SELECT i.namespace, i.key, i.value, i.prev_id, h.value FROM {_ROWS} "
         "LEFT JOIN items AS h ON h.namespace = i.namespace AND h.key = i.key "
-        "AND h.valid_to IS NULL WHERE i.scope = ? AND i.version = ? ORDER BY i.id"
+        f"AND h.valid_to IS NULL WHERE {_ROWS_OF_C} "
+        "AND c.scope = ? AND c.version = ? ORDER BY i.id"
     )
     VERSIONS_BETWEEN = (
         "SELECT version FROM commits WHERE scope = ? AND created_at >= ? "
         "AND created_at < ?"
     )
-    COMMIT_ROWS = "SELECT id FROM items WHERE scope = ? AND version = ? ORDER BY id"
+    COMMIT_ROWS = (
+        f"SELECT i.id FROM {_ROWS} WHERE {_ROWS_OF_C} "
+        "AND c.scope = ? AND c.version = ? ORDER BY i.id"
+    )
     LATER_WRITES = (
         "SELECT version FROM items WHERE namespace = ? AND key = ? AND version > ? "
         "ORDER BY version"
@@ -225,12 +244,19 @@ class Dialect:
         "SELECT scope, namespace, key FROM items WHERE valid_to IS NULL "
         "AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY id"
     )
-    PREV_IDS_AFTER = (
-        "SELECT prev_id FROM items "
-        "WHERE scope = ? AND version > ? AND prev_id IS NOT NULL"
+    # The rows of a scope's commits after a version: what a reset removes.
+    ROWS_AFTER = (
+        f"SELECT i.id FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.scope = ? AND c.version > ?"
     )
-    DELETE_ITEMS_AFTER = "DELETE FROM items WHERE scope = ? AND version > ?"
+    PREV_IDS_AFTER = (
+        f"SELECT i.prev_id FROM {_ROWS} WHERE {_ROWS_OF_C} "
+        "AND c.scope = ? AND c.version > ? AND i.prev_id IS NOT NULL"
+    )
+    DELETE_ITEMS_AFTER = f"DELETE FROM items WHERE id IN ({ROWS_AFTER})"
     DELETE_COMMITS_AFTER = "DELETE FROM commits WHERE scope = ? AND version > ?"
+    # Before a reset deletes rows: keep the ids it frees from ever being given
+    # again. `None` where ids come from a sequence, which never reuses one.
+    KEEP_ID_FLOORS: str | None = None
 
     def head_rows(self, pairs: Sequence[tuple[str, str]]) -> Statement:
         """HEAD rows of the given (namespace, key) items, with their ids."""

@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -142,6 +142,75 @@ MIGRATIONS = [
             "ALTER TABLE scopes DROP COLUMN head",
             "ALTER TABLE commits DROP COLUMN summary",
         ),
+    ),
+    migrations.Migration(
+        "0004_row_ranges",
+        (
+            # A commit records the ids of the first and last `items` row it
+            # wrote, so its rows are a range of the primary key: the
+            # `(scope, version)` index, a page per write, goes.
+            """CREATE TABLE commits_next (
+                seq INTEGER PRIMARY KEY,
+                scope TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                parent INTEGER,
+                created_at TEXT NOT NULL,
+                author TEXT,
+                reason TEXT,
+                op TEXT NOT NULL,
+                target INTEGER,
+                labels TEXT NOT NULL,
+                first_id INTEGER,
+                last_id INTEGER,
+                UNIQUE (scope, version)
+            )""",
+            """INSERT INTO commits_next SELECT c.seq, c.scope, c.version, c.parent,
+                c.created_at, c.author, c.reason, c.op, c.target, c.labels,
+                r.first_id, r.last_id
+                FROM commits AS c LEFT JOIN (
+                    SELECT scope, version, min(id) AS first_id, max(id) AS last_id
+                    FROM items GROUP BY scope, version
+                ) AS r ON r.scope = c.scope AND r.version = c.version""",
+            # Without AUTOINCREMENT, whose `sqlite_sequence` row every write
+            # rewrote (another page): the insert takes one past the highest id,
+            # and past `id_floors`, the highest given before the last reset
+            # (here: AUTOINCREMENT's own counters), so a vector or mark made
+            # from a removed row never vouches for a new one.
+            """CREATE TABLE id_floors (
+                name TEXT PRIMARY KEY,
+                id INTEGER NOT NULL
+            )""",
+            """INSERT INTO id_floors (name, id)
+                SELECT name, seq FROM sqlite_sequence
+                WHERE name IN ('items', 'commits')""",
+            """CREATE TABLE items_next (
+                id INTEGER PRIMARY KEY,
+                scope TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                valid_to INTEGER,
+                namespace TEXT NOT NULL,
+                key TEXT NOT NULL,
+                value TEXT,
+                prev_id INTEGER,
+                created_at TEXT,
+                updated_at TEXT,
+                ttl_minutes REAL,
+                expires_at REAL,
+                index_fields TEXT
+            )""",
+            """INSERT INTO items_next SELECT id, scope, version, valid_to, namespace,
+                key, value, prev_id, created_at, updated_at, ttl_minutes, expires_at,
+                index_fields FROM items""",
+            "DROP INDEX items_by_version",
+            "DROP TABLE items",
+            "ALTER TABLE items_next RENAME TO items",
+            "CREATE INDEX items_key ON items (namespace, key, valid_to)",
+            """CREATE INDEX items_expiry ON items (expires_at)
+                WHERE valid_to IS NULL AND expires_at IS NOT NULL""",
+            "DROP TABLE commits",
+            "ALTER TABLE commits_next RENAME TO commits",
+        ),
+        rebuilds=("items", "commits"),
     ),
 ]
 
@@ -310,9 +379,27 @@ class SqliteDialect(Dialect):
     )
     CLEAR_CHANGES = "DELETE FROM changes"
     CHANGE_TEXT = "SELECT new, old, context FROM changes WHERE rowid = ?"
-    DELETE_CHANGES_AFTER = (
-        "DELETE FROM changes WHERE rowid IN "
-        "(SELECT id FROM items WHERE scope = ? AND version > ?)"
+    DELETE_CHANGES_AFTER = f"DELETE FROM changes WHERE rowid IN ({Dialect.ROWS_AFTER})"
+    # Ids are one past the highest given, reset or not (see `0004_row_ranges`).
+    INSERT_ITEM = (
+        "INSERT INTO items (id, scope, version, valid_to, namespace, key, value, "
+        "prev_id, created_at, updated_at, ttl_minutes, expires_at, index_fields) "
+        "VALUES (max(coalesce((SELECT max(id) FROM items), 0), coalesce((SELECT id "
+        "FROM id_floors WHERE name = 'items'), 0)) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?)"
+    )
+    INSERT_COMMIT = (
+        "INSERT INTO commits (seq, scope, version, parent, created_at, author, "
+        "reason, op, target, labels, first_id, last_id) "
+        "VALUES (max(coalesce((SELECT max(seq) FROM commits), 0), coalesce((SELECT "
+        "id FROM id_floors WHERE name = 'commits'), 0)) + 1, ?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?)"
+    )
+    KEEP_ID_FLOORS = (
+        "INSERT INTO id_floors (name, id) VALUES "
+        "('items', coalesce((SELECT max(id) FROM items), 0)), "
+        "('commits', coalesce((SELECT max(seq) FROM commits), 0)) "
+        "ON CONFLICT (name) DO UPDATE SET id = max(id, excluded.id)"
     )
 
     def filter_conditions(
@@ -420,6 +507,13 @@ class SqliteEngine:
                     self.conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
                 self._migrate(MIGRATIONS)
                 self.scope_depth = self._settle_scope_depth(scope_depth)
+                # One for every transaction: the engine's lock lets one run at a time.
+                self._log = LogTransaction(
+                    self.conn.cursor(),
+                    self.dialect,
+                    self.scope_depth,
+                    omit_expired=omit_expired,
+                )
             except BaseException:
                 self.conn.close()
                 raise
@@ -470,10 +564,13 @@ class SqliteEngine:
         try:
             yield
         except sqlite3.Error as exc:
-            fault = storage_error(self.path, exc, wrote=wrote)
-            if fault is None:
-                raise
-            raise fault from exc
+            self._raise_storage_error(exc, wrote=wrote)
+
+    def _raise_storage_error(self, exc: sqlite3.Error, *, wrote: bool) -> NoReturn:
+        fault = storage_error(self.path, exc, wrote=wrote)
+        if fault is None:
+            raise exc
+        raise fault from exc
 
     def check_writable(self, doing: str) -> None:
         """Refuse work that writes (`doing` says what) before any of it is done.
@@ -503,25 +600,24 @@ class SqliteEngine:
         """
         if write:
             self.check_writable("write")
-        with self._lock, self._storage_faults(wrote=write and not rehearse):
-            self._check_open()
-            if write:
-                self._begin_write()
-            else:
-                self._wait_like_sqlite()
-                self.conn.execute("BEGIN")
+        # `_storage_faults` spelled out: a put runs this on every call.
+        with self._lock:
             try:
-                yield LogTransaction(
-                    self.conn.cursor(),
-                    self.dialect,
-                    self.scope_depth,
-                    omit_expired=self.omit_expired,
-                )
-                self.conn.execute("ROLLBACK" if rehearse else "COMMIT")
-            except BaseException:
-                if self.conn.in_transaction:  # SQLite may have rolled back itself
-                    self.conn.execute("ROLLBACK")
-                raise
+                self._check_open()
+                if write:
+                    self._begin_write()
+                else:
+                    self._wait_like_sqlite()
+                    self.conn.execute("BEGIN")
+                try:
+                    yield self._log
+                    self.conn.execute("ROLLBACK" if rehearse else "COMMIT")
+                except BaseException:
+                    if self.conn.in_transaction:  # SQLite may have rolled back
+                        self.conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                self._raise_storage_error(exc, wrote=write and not rehearse)
 
     def _begin_write(self) -> None:
         """Take SQLite's write lock (`BEGIN IMMEDIATE`), waiting up to

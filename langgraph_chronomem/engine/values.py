@@ -56,12 +56,15 @@ def encode_value(value: Any) -> str:
         InvalidValueError: If `value` is not a mapping with string keys whose
             contents JSON can hold, or nests deeper than `MAX_DEPTH`.
     """
-    if not isinstance(value, Mapping):
-        raise InvalidValueError(
-            f"an item value must be a dict (a JSON object), got {type(value).__name__}"
-        )
+    if type(value) is not dict:  # the usual case skips the ABC check and the copy
+        if not isinstance(value, Mapping):
+            raise InvalidValueError(
+                "an item value must be a dict (a JSON object), got "
+                f"{type(value).__name__}"
+            )
+        value = dict(value)
     try:
-        text = orjson.dumps(dict(value))
+        text = orjson.dumps(value)
     except TypeError as exc:  # orjson.JSONEncodeError
         if "Recursion limit" in str(exc):
             raise InvalidValueError(
