@@ -79,11 +79,13 @@ from langgraph.runtime import Runtime
 from langgraph_chronomem import _checkpoint_sql as sql
 from langgraph_chronomem.context import commit_context
 from langgraph_chronomem.engine.base import LogTransaction, scope_text
+from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Commit, Namespace
 from langgraph_chronomem.errors import (
     ConfigError,
     ScopeError,
+    UnsupportedError,
     VersionError,
     VersionNotFound,
 )
@@ -98,6 +100,13 @@ logger = logging.getLogger(__name__)
 TimeTravel = Literal["rewind", "keep"]
 SEQ_KEY = sql.SEQ_KEY
 TIME_TRAVEL_AUTHOR = "time-travel"
+NO_PG_CHECKPOINTER = (
+    "ChronoCheckpointer is not yet on PostgreSQL (its checkpoints live in the "
+    "store's SQLite file): keep the store on PostgreSQL and compile the graph "
+    "with another checkpointer meanwhile, e.g. LangGraph's PostgresSaver on the "
+    "same database; the checkpoints are then not stamped with memory versions, "
+    "so a replay does not rewind memory"
+)
 # LangGraph's run config keys (CONFIG_KEY_RUNTIME, CONFIG_KEY_TASK_ID): a
 # `get_tuple` with the run's `Runtime` but outside any task is a graph run opening
 # that checkpoint; `get_state` has no runtime, and a node's config has a task.
@@ -191,6 +200,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             `on_time_travel`, or a malformed template.
         ScopeError: With `"rewind"`, when a template placeholder lies outside the
             store's scope (a rewind would reach other users' memory).
+        UnsupportedError: For a store on PostgreSQL (not yet supported).
     """
 
     def __init__(
@@ -204,6 +214,8 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         super().__init__(serde=serde)
         if not isinstance(store, ChronoStore):
             raise ConfigError(f"ChronoCheckpointer needs a ChronoStore, got {store!r}")
+        if not isinstance(store._engine, SqliteEngine):
+            raise UnsupportedError(NO_PG_CHECKPOINTER)
         if on_time_travel not in ("rewind", "keep"):
             raise ConfigError(
                 f"on_time_travel must be 'rewind' or 'keep', not {on_time_travel!r}"
@@ -218,7 +230,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         self.store = store
         self.memory_namespace = template
         self.on_time_travel = on_time_travel
-        self._engine: SqliteEngine = store._engine
+        self._engine: LogEngine = store._engine
         # thread_id -> the past checkpoint a run opened and `get_tuple` rewound
         # for: the run's first put from there must not rewind a second time.
         self._rewound: dict[str, str] = {}

@@ -19,9 +19,14 @@ from typing import Any
 
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from langgraph_chronomem.checkpoint import ChronoCheckpointer, TimeTravel
+from langgraph_chronomem.checkpoint import (
+    NO_PG_CHECKPOINTER,
+    ChronoCheckpointer,
+    TimeTravel,
+)
+from langgraph_chronomem.errors import UnsupportedError
 from langgraph_chronomem.namespace import NamespaceTemplate
-from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.store import ChronoStore, is_conn_string
 
 __all__ = ["open_chronomem", "shared_chronomem"]
 
@@ -42,6 +47,14 @@ def open_chronomem(
         True
         >>> store.close()  # closes the checkpointer's database too
 
+    A PostgreSQL URL raises `UnsupportedError` before connecting: the store
+    runs there (`ChronoStore.from_conn_string`), the checkpointer not yet.
+
+        >>> open_chronomem("postgresql://app@db-host/memories")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        langgraph_chronomem.errors.UnsupportedError: ChronoCheckpointer is not yet ...
+
     Args:
         path: The store's directory (see `ChronoStore.from_path`).
         memory_namespace: See `ChronoCheckpointer`.
@@ -53,7 +66,9 @@ def open_chronomem(
     Raises:
         ConfigError: As `ChronoStore.from_path` and `ChronoCheckpointer`.
         ScopeError: As `ChronoCheckpointer`.
+        UnsupportedError: For a `postgresql://` URL; nothing is opened.
     """
+    _refuse_postgres(path)
     store = ChronoStore.from_path(path, **store_kwargs)
     try:
         checkpointer = ChronoCheckpointer(
@@ -66,6 +81,14 @@ def open_chronomem(
         store.close()
         raise
     return store, checkpointer
+
+
+def _refuse_postgres(location: str | Path) -> None:
+    if is_conn_string(location):
+        raise UnsupportedError(
+            f"{NO_PG_CHECKPOINTER}. For the store alone: "
+            "ChronoStore.from_conn_string(url)"
+        )
 
 
 @dataclass
@@ -120,7 +143,11 @@ async def shared_chronomem(
     Args:
         path: The store's directory.
         **kwargs: For `open_chronomem`.
+
+    Raises:
+        UnsupportedError: For a `postgresql://` URL, as `open_chronomem`.
     """
+    _refuse_postgres(path)
     key = Path(path).resolve()
     pair = await asyncio.to_thread(_acquire, key, kwargs)
     try:

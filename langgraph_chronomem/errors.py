@@ -21,6 +21,7 @@ __all__ = [
     "ReadOnlyError",
     "ScopeError",
     "StorageError",
+    "UnsupportedError",
     "VersionError",
     "VersionNotFound",
 ]
@@ -100,4 +101,14 @@ class StorageError(ChronomemError, OSError):
     The path is a file where a store directory belongs, the file is not a
     SQLite database or is damaged, the media is read-only, the disk is full,
     or the store was closed. The message says which and what to do.
+    """
+
+
+class UnsupportedError(ChronomemError, NotImplementedError):
+    """A part that is not yet on the store's database; nothing was opened or
+    written.
+
+    Today: the checkpointer on PostgreSQL (`open_chronomem("postgresql://...")`,
+    `ChronoCheckpointer` over a store opened with `from_conn_string`). The
+    message says what to use meanwhile.
     """

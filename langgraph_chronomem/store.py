@@ -25,7 +25,7 @@ import asyncio
 import concurrent.futures
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore, IndexConfig, Op, Result, SearchOp, TTLConfig
@@ -33,31 +33,49 @@ from langgraph.store.base import BaseStore, IndexConfig, Op, Result, SearchOp, T
 from langgraph_chronomem._twins import in_thread, off_loop
 from langgraph_chronomem.context import current_meta
 from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, StorageError
 from langgraph_chronomem.ops import ReadPlan, check_ops, run_reads
-from langgraph_chronomem.search.index import SearchIndex
+from langgraph_chronomem.search.index import NO_CHROMA, SearchIndex
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.ttl import TTLSweeper
 from langgraph_chronomem.versions import VersionControl
 
-__all__ = ["ChronoStore"]
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import ConnectionPool
+
+__all__ = ["ChronoStore", "is_conn_string"]
 
 DATABASE_FILE = "chronomem.sqlite3"
+CONN_SCHEMES = ("postgresql://", "postgres://")
+"""How a PostgreSQL connection string given where a path goes starts."""
+
+
+def is_conn_string(location: str | Path) -> bool:
+    """Whether `location` is a PostgreSQL URL rather than a store directory.
+
+    >>> is_conn_string("postgresql://app@db/memories"), is_conn_string("./memory")
+    (True, False)
+    """
+    return isinstance(location, str) and location.lower().startswith(CONN_SCHEMES)
 
 
 class ChronoStore(BaseStore, VersionControl):
-    """A versioned, drop-in LangGraph store on SQLite.
+    """A versioned, drop-in LangGraph store on SQLite or PostgreSQL.
 
     Every `batch()` (and so every `put`/`delete`) commits one new version per
     scope it touches; reads see HEAD. A scope is the first `scope_depth` labels of
     a namespace: with `scope_depth=2`, `("memories", "alice")` is one timeline and
     `("memories", "bob")` another, never seeing each other's history.
 
-    Open one with `ChronoStore.from_path`. It is thread-safe, and several
-    processes may open the same path. One object serves sync and async code,
+    Open one with `ChronoStore.from_path` (a directory on this machine), or
+    `from_conn_string` / `from_pool` (a PostgreSQL database that several
+    servers share). It is thread-safe, and several processes may open the same
+    store. One object serves sync and async code,
     as `BaseStore` does: the async methods carry an `a` prefix (`aput`, `alog`,
     `asweep_ttl`...), and `async with` closes it as `with` does. The history,
     rollback and undo methods come from `VersionControl` (`versions.py`).
@@ -67,13 +85,14 @@ class ChronoStore(BaseStore, VersionControl):
 
     def __init__(
         self,
-        engine: SqliteEngine,
+        engine: LogEngine,
         search: SearchIndex,
         *,
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
     ) -> None:
-        """Wrap an open log and its search side. Most code wants `from_path`."""
+        """Wrap an open log and its search side. Most code wants `from_path` or
+        `from_conn_string`."""
         self._engine = engine
         self._search = search
         self.index_config = index
@@ -104,7 +123,8 @@ class ChronoStore(BaseStore, VersionControl):
         Args:
             path: A directory; it is created if missing and holds the SQLite
                 database (`chronomem.sqlite3`, WAL mode) and the embedded Chroma
-                data (`chroma/`).
+                data (`chroma/`). A `postgresql://` URL opens the store on that
+                database instead, as `from_conn_string` does.
             scope_depth: How many leading namespace labels make one timeline.
                 0 (the default for a new store) makes the whole store one
                 timeline. An existing store keeps the depth it was created with.
@@ -127,16 +147,27 @@ class ChronoStore(BaseStore, VersionControl):
             ConfigError: If `scope_depth` contradicts the stored one, a setting
                 is malformed, `index` is given with `read_only`, or a newer
                 langgraph-chronomem upgraded the store (the message names the
-                version to install).
+                version to install); for a URL, as `from_conn_string`, and if
+                `synchronous` is given (a server's durability is its own).
             StorageError: If `path` is a file, or its database cannot be opened
                 (not a database, damaged, read-only media without `read_only`).
         """
-        if read_only and index is not None:
-            raise ConfigError(
-                "a read_only store writes nothing, and the vector index that "
-                "index= asks for writes its own files: leave index out (search "
-                "without query= still works)"
+        if is_conn_string(path):
+            if synchronous.upper() != "FULL":
+                raise ConfigError(
+                    "synchronous is SQLite's durability setting; a PostgreSQL "
+                    "server's is its own (synchronous_commit): leave it out"
+                )
+            return cls.from_conn_string(
+                str(path),
+                scope_depth=scope_depth,
+                index=index,
+                ttl=ttl,
+                chroma_client=chroma_client,
+                resolver=resolver,
+                read_only=read_only,
             )
+        _check_read_only(index, read_only=read_only)
         directory = _store_directory(path, create=not read_only)
         engine = SqliteEngine(
             directory / DATABASE_FILE,
@@ -145,6 +176,177 @@ class ChronoStore(BaseStore, VersionControl):
             synchronous=synchronous,
             read_only=read_only,
         )
+        return cls._around(engine, directory, index, ttl, chroma_client, resolver)
+
+    @classmethod
+    def from_conn_string(
+        cls,
+        conn_string: str,
+        *,
+        scope_depth: int | None = None,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        chroma_client: Any = None,
+        chroma_path: str | Path | None = None,
+        resolver: ResolverConfig | None = None,
+        read_only: bool = False,
+        max_connections: int = 10,
+    ) -> ChronoStore:
+        """Open (or create) a store in a PostgreSQL database.
+
+        Where LangGraph's `PostgresStore.from_conn_string(...)` is used as a
+        context manager, this is too (`with ChronoStore.from_conn_string(uri)
+        as store:`); it also works as a plain call, closed with `close()`. The
+        schema is created or upgraded on open, so there is no `setup()` to call.
+        The store opens its own connection pool and closes it; to share a pool
+        (with `PostgresStore`, or another store), use `from_pool`.
+
+            with ChronoStore.from_conn_string(
+                "postgresql://app@db-host/memories", scope_depth=2
+            ) as store:
+                store.put(("memories", "alice"), "city", {"city": "Paris"})
+
+        Searching by meaning (`index=`) keeps its vectors in Chroma, which a
+        database server does not hold: give `chroma_client=` (a Chroma server,
+        `chromadb.HttpClient(host=..., port=...)`, which any number of
+        processes share) or `chroma_path=` (an embedded Chroma in that
+        directory, for one process).
+
+        Args:
+            conn_string: A libpq connection string or URL
+                (`postgresql://user:password@host:5432/dbname`).
+            scope_depth: As in `from_path`.
+            index: As in `from_path`; needs `chroma_client` or `chroma_path`.
+            ttl: LangGraph's `TTLConfig`.
+            chroma_client: The Chroma client that holds the vectors.
+            chroma_path: A directory for an embedded Chroma instead (its files
+                go in `chroma/` inside it); one process only.
+            resolver: Knobs of the natural-language undo search.
+            read_only: As in `from_path`: nothing is created, migrated or written.
+            max_connections: The most connections the store's pool opens.
+
+        Raises:
+            ConfigError: As `from_path`; and if `index` is given without a
+                Chroma (or with both `chroma_client` and `chroma_path`).
+            StorageError: If the server cannot be reached.
+            ImportError: If psycopg is not installed
+                (`pip install 'langgraph-chronomem[postgres]'`).
+        """
+        return cls._on_postgres(
+            conn_string,
+            scope_depth=scope_depth,
+            index=index,
+            ttl=ttl,
+            chroma_client=chroma_client,
+            chroma_path=chroma_path,
+            resolver=resolver,
+            read_only=read_only,
+            max_connections=max_connections,
+        )
+
+    @classmethod
+    def from_pool(
+        cls,
+        conn: psycopg.Connection[Any] | ConnectionPool,
+        *,
+        scope_depth: int | None = None,
+        index: IndexConfig | None = None,
+        ttl: TTLConfig | None = None,
+        chroma_client: Any = None,
+        chroma_path: str | Path | None = None,
+        resolver: ResolverConfig | None = None,
+        read_only: bool = False,
+    ) -> ChronoStore:
+        """Open (or create) a store on a psycopg connection or pool you own.
+
+        The connections need `autocommit=True`, as `PostgresStore`'s do; any
+        row factory works, so one pool can serve both stores. Closing the store
+        leaves `conn` open. A pool survives connections the server drops (a
+        restart, a killed backend); a single connection serves one call at a
+        time and cannot be replaced.
+
+            pool = ConnectionPool(uri, kwargs={"autocommit": True})
+            store = ChronoStore.from_pool(pool, scope_depth=2)
+
+        Args:
+            conn: A `psycopg.Connection` or a `psycopg_pool.ConnectionPool`.
+            scope_depth: As in `from_path`.
+            index: As in `from_conn_string`.
+            ttl: LangGraph's `TTLConfig`.
+            chroma_client: As in `from_conn_string`.
+            chroma_path: As in `from_conn_string`.
+            resolver: Knobs of the natural-language undo search.
+            read_only: As in `from_path`.
+
+        Raises:
+            ConfigError: As `from_conn_string`, and for a connection not in
+                autocommit mode.
+            StorageError: If the server cannot be reached.
+        """
+        return cls._on_postgres(
+            conn,
+            scope_depth=scope_depth,
+            index=index,
+            ttl=ttl,
+            chroma_client=chroma_client,
+            chroma_path=chroma_path,
+            resolver=resolver,
+            read_only=read_only,
+        )
+
+    @classmethod
+    def _on_postgres(
+        cls,
+        conn: str | psycopg.Connection[Any] | ConnectionPool,
+        *,
+        scope_depth: int | None,
+        index: IndexConfig | None,
+        ttl: TTLConfig | None,
+        chroma_client: Any,
+        chroma_path: str | Path | None,
+        resolver: ResolverConfig | None,
+        read_only: bool,
+        max_connections: int = 10,
+    ) -> ChronoStore:
+        _check_read_only(index, read_only=read_only)
+        if chroma_client is not None and chroma_path is not None:
+            raise ConfigError(
+                "give chroma_client (a Chroma server) or chroma_path (an "
+                "embedded Chroma), not both"
+            )
+        if index is not None and chroma_client is None and chroma_path is None:
+            raise ConfigError(NO_CHROMA)
+        from langgraph_chronomem.engine import PostgresEngine
+
+        engine = PostgresEngine(
+            conn,
+            scope_depth=scope_depth,
+            omit_expired=bool(ttl and ttl.get("omit_expired")),
+            max_connections=max_connections,
+            read_only=read_only,
+        )
+        try:
+            directory = (
+                None
+                if chroma_path is None
+                else _store_directory(chroma_path, create=not read_only)
+            )
+        except BaseException:
+            engine.close()
+            raise
+        return cls._around(engine, directory, index, ttl, chroma_client, resolver)
+
+    @classmethod
+    def _around(
+        cls,
+        engine: LogEngine,
+        directory: Path | None,
+        index: IndexConfig | None,
+        ttl: TTLConfig | None,
+        chroma_client: Any,
+        resolver: ResolverConfig | None,
+    ) -> ChronoStore:
+        """The store on an engine just opened (closed again if this fails)."""
         try:
             search = SearchIndex(
                 engine,
@@ -154,7 +356,7 @@ class ChronoStore(BaseStore, VersionControl):
                 resolver=resolver,
             )
             store = cls(engine, search, index=index, ttl=ttl)
-            if not read_only:
+            if not engine.read_only:
                 search.heal()
         except BaseException:
             engine.close()
@@ -249,6 +451,8 @@ class ChronoStore(BaseStore, VersionControl):
         }
         if queries:
             self._engine.check_writable("search by meaning")
+            if not self._search.has_chroma:
+                raise ConfigError(NO_CHROMA)
         for write in writes:
             if write.value is not None:
                 encode_value(write.value)
@@ -379,6 +583,15 @@ class ChronoStore(BaseStore, VersionControl):
 
     async def __aexit__(self, *exc: object) -> None:
         await off_loop(self.close)
+
+
+def _check_read_only(index: IndexConfig | None, *, read_only: bool) -> None:
+    if read_only and index is not None:
+        raise ConfigError(
+            "a read_only store writes nothing, and the vector index that "
+            "index= asks for writes its own files: leave index out (search "
+            "without query= still works)"
+        )
 
 
 def _store_directory(path: str | Path, *, create: bool) -> Path:

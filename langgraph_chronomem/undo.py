@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from langgraph_chronomem.engine.describe import describe_change
-from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -84,7 +84,7 @@ def _choices(resolution: Resolution) -> str:
 
 
 def apply_undo(
-    engine: SqliteEngine,
+    engine: LogEngine,
     scope: Namespace,
     resolution: Resolution,
     *,

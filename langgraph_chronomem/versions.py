@@ -24,7 +24,7 @@ from typing import TypeVar
 from langgraph_chronomem._twins import in_thread
 from langgraph_chronomem.context import commit_context, current_meta
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -54,7 +54,7 @@ class VersionControl:
     side (`_search`) these methods work on.
     """
 
-    _engine: SqliteEngine
+    _engine: LogEngine
     _search: SearchIndex
 
     @property

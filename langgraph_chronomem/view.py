@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from langgraph.store.base import BaseStore, Op, PutOp, Result
 
-from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.errors import ReadOnlyError, VersionNotFound
 from langgraph_chronomem.ops import ReadPlan, check_ops, run_reads
@@ -44,7 +44,7 @@ class StoreView(BaseStore):
     """
 
     def __init__(
-        self, engine: SqliteEngine, scope: Namespace, version: int, *, commit_seq: int
+        self, engine: LogEngine, scope: Namespace, version: int, *, commit_seq: int
     ) -> None:
         self._engine = engine
         self.scope = scope

@@ -1,4 +1,5 @@
-"""The `chronomem` command line: git-style history, diff and undo for a store on disk.
+"""The `chronomem` command line: git-style history, diff and undo for a store
+(a directory, or a PostgreSQL database given by URL).
 
     chronomem log --scope memories/alice
     chronomem undo "undo the update about my move to NYC" --scope memories/alice
@@ -27,8 +28,8 @@ from langgraph_chronomem.cli import history, maintenance, models, restore, undo
 from langgraph_chronomem.cli._app import Context, common_options
 from langgraph_chronomem.cli.errors import (
     EXIT_USAGE,
-    HANDLED,
     handle,
+    handled,
     json_notice,
     notice,
 )
@@ -107,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _warnings_on_stderr(as_json=ctx.json):
         try:
             return int(args.run(ctx))
-        except HANDLED as error:
+        except handled() as error:
             return handle(error, as_json=ctx.json, command=ctx.command)
         except BrokenPipeError:  # `chronomem log | head`
             devnull = os.open(os.devnull, os.O_WRONLY)

@@ -23,6 +23,7 @@ import argparse
 import difflib
 import json
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -34,9 +35,14 @@ from typing import Any, TypeAlias
 
 from rich.console import Console
 
-from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_USAGE, CliError
+from langgraph_chronomem.cli.errors import (
+    EXIT_ENVIRONMENT,
+    EXIT_FAILED,
+    EXIT_USAGE,
+    CliError,
+)
 from langgraph_chronomem.errors import VersionNotFound
-from langgraph_chronomem.store import DATABASE_FILE, ChronoStore
+from langgraph_chronomem.store import DATABASE_FILE, ChronoStore, is_conn_string
 
 __all__ = [
     "DEFAULT_PATH",
@@ -49,6 +55,7 @@ __all__ = [
     "parse_version",
     "scope_arg",
     "scope_text",
+    "shown_location",
     "store_location",
     "store_path",
     "timestamp",
@@ -75,7 +82,8 @@ def common_options(*, top_level: bool) -> argparse.ArgumentParser:
         "--path",
         metavar="DIR",
         default=None if top_level else argparse.SUPPRESS,
-        help=f"the store's directory (default: ${PATH_VARIABLE}, else {DEFAULT_PATH})",
+        help="the store's directory, or a PostgreSQL URL (postgresql://...) "
+        f"(default: ${PATH_VARIABLE}, else {DEFAULT_PATH})",
     )
     group.add_argument(
         "--json",
@@ -102,6 +110,16 @@ def store_location(args: argparse.Namespace) -> str:
     return str(args.path or os.environ.get(PATH_VARIABLE) or DEFAULT_PATH)
 
 
+def shown_location(args: argparse.Namespace) -> str:
+    """`store_location` to print: a URL's password is starred out.
+
+    >>> args = argparse.Namespace(path="postgresql://app:s3cret@db/memories")
+    >>> shown_location(args)
+    'postgresql://app:***@db/memories'
+    """
+    return re.sub(r"^(\w+://[^:/@]*):[^@]*@", r"\1:***@", store_location(args))
+
+
 def store_path(args: argparse.Namespace) -> Path:
     """The store's directory (`store_location` as a path)."""
     return Path(store_location(args))
@@ -109,24 +127,54 @@ def store_path(args: argparse.Namespace) -> Path:
 
 @contextmanager
 def open_store(args: argparse.Namespace) -> Iterator[ChronoStore]:
-    """Open the existing store at `--path`; never create one.
+    """Open the existing store at `--path` (a directory or a PostgreSQL URL);
+    never create one.
 
     Raises:
-        CliError: If there is no store there (exit 1).
+        CliError: If there is no store there (exit 1), or psycopg is missing
+            for a URL (exit 3).
+        psycopg.Error: If the PostgreSQL server refuses the connection.
     """
-    path = store_path(args)
-    if not (path / DATABASE_FILE).is_file():
-        raise CliError(
-            f"no store at {store_location(args)}",
-            EXIT_FAILED,
-            hint=f"pass --path DIR or set ${PATH_VARIABLE} to a directory holding "
-            f"{DATABASE_FILE}",
-        )
-    store = ChronoStore.from_path(path)
+    location = store_location(args)
+    if is_conn_string(location):
+        store = _open_on_postgres(location, shown_location(args))
+    else:
+        path = store_path(args)
+        if not (path / DATABASE_FILE).is_file():
+            raise CliError(
+                f"no store at {location}",
+                EXIT_FAILED,
+                hint=f"pass --path DIR (or a postgresql:// URL) or set "
+                f"${PATH_VARIABLE} to a directory holding {DATABASE_FILE}",
+            )
+        store = ChronoStore.from_path(path)
     try:
         yield store
     finally:
         store.close()
+
+
+def _open_on_postgres(url: str, shown: str) -> ChronoStore:
+    """The store in the database at `url`, if it holds one: the CLI never
+    creates the schema in a database that has none (a typo in its name)."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise CliError(
+            f"{shown} is a PostgreSQL database, and psycopg is not installed",
+            EXIT_ENVIRONMENT,
+            hint="pip install 'langgraph-chronomem[postgres]'",
+        ) from exc
+    with psycopg.connect(url, autocommit=True) as conn:
+        found = conn.execute("SELECT to_regclass('chronomem_meta')").fetchone()
+    if found is None or found[0] is None:
+        raise CliError(
+            f"no store in {shown}: the database has no langgraph-chronomem tables",
+            EXIT_FAILED,
+            hint="check the database name; a store is created by opening it "
+            "with ChronoStore.from_conn_string(url)",
+        )
+    return ChronoStore.from_conn_string(url)
 
 
 def parse_scope(text: str | None) -> tuple[str, ...]:

@@ -47,6 +47,7 @@ __all__ = [
     "CliError",
     "exit_code",
     "handle",
+    "handled",
     "json_notice",
     "notice",
 ]
@@ -90,7 +91,7 @@ def exit_code(error: BaseException) -> int:
         return error.code
     if isinstance(error, KeyboardInterrupt):
         return EXIT_INTERRUPTED
-    if isinstance(error, (ModelUnavailableError, StorageError, sqlite3.Error)):
+    if isinstance(error, (ModelUnavailableError, StorageError)) or _driver(error):
         return EXIT_ENVIRONMENT
     if isinstance(error, _USAGE_ERRORS):
         return EXIT_USAGE
@@ -102,7 +103,7 @@ def exit_code(error: BaseException) -> int:
 def _message(error: BaseException) -> str:
     if isinstance(error, KeyboardInterrupt):
         return "interrupted"
-    if isinstance(error, sqlite3.Error):
+    if _driver(error):
         return f"database error: {error}"
     return str(error)
 
@@ -124,7 +125,30 @@ HANDLED = (
     sqlite3.Error,
     KeyboardInterrupt,
 )
-"""What `handle` prints; anything else is a bug, and keeps its traceback."""
+"""What `handle` prints (and psycopg's errors, see `handled`); anything else is
+a bug, and keeps its traceback."""
+
+
+def _psycopg_error() -> type[Exception] | None:
+    """psycopg's root error, if a store on PostgreSQL loaded psycopg: without
+    it, none can be raised, and the CLI never imports the optional driver."""
+    psycopg = sys.modules.get("psycopg")
+    return None if psycopg is None else psycopg.Error
+
+
+def _driver(error: BaseException) -> bool:
+    """A database driver's own error: SQLite's or psycopg's."""
+    psycopg_error = _psycopg_error()
+    return isinstance(error, sqlite3.Error) or (
+        psycopg_error is not None and isinstance(error, psycopg_error)
+    )
+
+
+def handled() -> tuple[type[BaseException], ...]:
+    """What `handle` prints, as `except handled() as error:` catches it:
+    `HANDLED`, and psycopg's errors (like sqlite3's) once psycopg is loaded."""
+    psycopg_error = _psycopg_error()
+    return HANDLED if psycopg_error is None else (*HANDLED, psycopg_error)
 
 
 def notice(label: str, message: str, stream: TextIO | None = None) -> None:
@@ -160,7 +184,7 @@ def handle(
     """Print `error` for a person (or, with `as_json`, a script); return its exit code.
 
     Args:
-        error: One of `HANDLED`.
+        error: One of `handled()`.
         as_json: Print `{"error": {"type", "message", "hint", "exit_code"}}` instead.
         command: Makes a hint's `chronomem WORD ...` command, with the options
             the run was given (`Context.command`).

@@ -26,12 +26,13 @@ from langgraph_chronomem.cli._app import (
     iso,
     open_store,
     scope_text,
+    shown_location,
     store_location,
     store_path,
     timestamp,
 )
 from langgraph_chronomem.cli.errors import EXIT_OK
-from langgraph_chronomem.store import DATABASE_FILE
+from langgraph_chronomem.store import DATABASE_FILE, is_conn_string
 
 __all__ = ["register"]
 
@@ -91,8 +92,22 @@ def _size(path: Path) -> int:
     return 0
 
 
-def run_stats(ctx: Context) -> int:
+def _files(ctx: Context) -> dict[str, int] | None:
+    """The sizes of the store's files; `None` for a store on PostgreSQL, whose
+    files are the server's."""
+    if is_conn_string(store_location(ctx.args)):
+        return None
     path = store_path(ctx.args)
+    files = {
+        "database": _size(path / DATABASE_FILE),
+        "wal": _size(path / f"{DATABASE_FILE}-wal"),
+        "chroma": _size(path / "chroma"),
+    }
+    files["total"] = sum(files.values())
+    return files
+
+
+def run_stats(ctx: Context) -> int:
     with open_store(ctx.args) as store:
         depth = store.scope_depth
         wanted = ctx.scope(store) if getattr(ctx.args, "scope", None) else None
@@ -102,14 +117,8 @@ def run_stats(ctx: Context) -> int:
         for s in stats.scopes
         if wanted is None or s.scope == wanted
     ]
-    files = {
-        "database": _size(path / DATABASE_FILE),
-        "wal": _size(path / f"{DATABASE_FILE}-wal"),
-        "chroma": _size(path / "chroma"),
-    }
-    files["total"] = sum(files.values())
     data = {
-        "path": store_location(ctx.args),
+        "path": shown_location(ctx.args),
         "scope_depth": depth,
         "totals": {
             "scopes": len(scopes),
@@ -118,7 +127,7 @@ def run_stats(ctx: Context) -> int:
             "item_versions": sum(s["item_versions"] for s in scopes),
             "last_seq": stats.last_seq,
         },
-        "files": files,
+        "files": _files(ctx),
         "scopes": [{**s, "last_commit_at": iso(s["last_commit_at"])} for s in scopes],
         "projections": [
             {**dataclasses.asdict(p), "rebuild": [list(r) for r in p.rebuild]}
@@ -154,11 +163,12 @@ def _print_stats(
     summary.add_row("Commits", f"{totals['commits']} (last seq {totals['last_seq']})")
     summary.add_row("Items at HEAD", str(totals["items"]))
     summary.add_row("Item versions", str(totals["item_versions"]))
-    summary.add_row(
-        "Size",
-        f"{_bytes(files['total'])} (database {_bytes(files['database'])}, "
-        f"WAL {_bytes(files['wal'])}, chroma {_bytes(files['chroma'])})",
-    )
+    if files is not None:
+        summary.add_row(
+            "Size",
+            f"{_bytes(files['total'])} (database {_bytes(files['database'])}, "
+            f"WAL {_bytes(files['wal'])}, chroma {_bytes(files['chroma'])})",
+        )
     ctx.out.print(summary)
     table = Table(title="Scopes", title_justify="left")
     table.add_column("Scope")

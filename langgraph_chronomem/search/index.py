@@ -37,7 +37,7 @@ from langgraph.store.base import IndexConfig, ensure_embeddings
 from langgraph.store.base.embed import EmbeddingsLambda
 
 from langgraph_chronomem import models
-from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.errors import ChronomemError, ConfigError
 from langgraph_chronomem.search.follow import Follower
@@ -49,13 +49,20 @@ try:
 except ImportError:  # Windows: no advisory locks, one process is on its honour
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["SearchIndex", "caller_loop", "load_reranker"]
+__all__ = ["NO_CHROMA", "SearchIndex", "caller_loop", "load_reranker"]
 
 logger = logging.getLogger(__name__)
 
 CHROMA_DIR = "chroma"
 _FOLLOW_BATCH = 32  # commits per follower step: what a search may wait for
 INDEX_META = "index"  # the index settings a store was last opened with
+NO_CHROMA = (
+    "searching by meaning (index=, and the undo search) keeps vectors in Chroma, "
+    "and a store on PostgreSQL has no directory for an embedded one: open it "
+    "with chroma_client=chromadb.HttpClient(host=..., port=...) (a Chroma "
+    "server, for any number of processes) or chroma_path=DIR (an embedded "
+    "Chroma, for one process)"
+)
 
 caller_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
     "chronomem_caller_loop", default=None
@@ -154,7 +161,11 @@ class SearchIndex:
 
     Args:
         engine: The log.
-        directory: Where the embedded Chroma keeps its files (`<store>/chroma`).
+        directory: Where the embedded Chroma keeps its files (`<directory>/chroma`);
+            `None` for none (a store on PostgreSQL given no `chroma_path`): then
+            only `chroma_client` can hold vectors, and without it searching by
+            meaning raises `ConfigError`, while writes leave the vectors to
+            catch up from the log when a Chroma is given.
         index: LangGraph's `IndexConfig`; `None` indexes item changes only (for `undo`).
         chroma_client: A Chroma client to use instead of the embedded one, e.g.
             `chromadb.HttpClient(...)` when several processes share the store.
@@ -163,8 +174,8 @@ class SearchIndex:
 
     def __init__(
         self,
-        engine: SqliteEngine,
-        directory: Path,
+        engine: LogEngine,
+        directory: Path | None,
         *,
         index: IndexConfig | None = None,
         chroma_client: Any = None,
@@ -186,7 +197,9 @@ class SearchIndex:
         self._vectors: VectorIndex | None = None
         self._chroma_lock: _ChromaLock | None = None
         self._resolver: Resolver | None = None
-        self._follower = Follower(self._follow, name=f"chronomem-follow-{directory}")
+        self._follower = Follower(
+            self._follow, name=f"chronomem-follow-{directory or 'server'}"
+        )
 
     def _settle_index(self, *, given: bool) -> None:
         """Record the index a store is opened with; reuse it when none is given.
@@ -222,6 +235,12 @@ class SearchIndex:
             )
 
     @property
+    def has_chroma(self) -> bool:
+        """Whether there is a Chroma to hold vectors: the caller's client, or a
+        directory for the embedded one."""
+        return self._client is not None or self.directory is not None
+
+    @property
     def indexes_items(self) -> bool:
         """Whether items are embedded for `search(query=...)`."""
         return self.item_fields is not None
@@ -238,11 +257,14 @@ class SearchIndex:
         """The Chroma projections (opened on first use).
 
         Raises:
-            ConfigError: If the store's index needs a model this open lacks, or
-                another process has the embedded Chroma open.
+            ConfigError: If the store's index needs a model this open lacks,
+                another process has the embedded Chroma open, or there is no
+                Chroma to open (`NO_CHROMA`).
         """
         if self._unusable:
             raise ConfigError(self._unusable)
+        if not self.has_chroma:
+            raise ConfigError(NO_CHROMA)
         embeddings = self.embeddings
         with self._lock:
             if self._vectors is None:
@@ -269,6 +291,7 @@ class SearchIndex:
 
         if self._client is not None:
             return projections(self._client)
+        assert self.directory is not None  # vectors() checked has_chroma
         path = self.directory / CHROMA_DIR
         self._chroma_lock = _ChromaLock.acquire(path)
         try:
@@ -300,8 +323,9 @@ class SearchIndex:
             return self._resolver
 
     def texts_to_embed(self, writes: Sequence[Write]) -> list[str]:
-        """The texts a batch's puts will need vectors for (empty without `index`)."""
-        if not self.indexes_items:
+        """The texts a batch's puts will need vectors for (empty without `index`,
+        or without a Chroma: the vectors then catch up when one is given)."""
+        if not self.indexes_items or not self.has_chroma:
             return []
         index = self.vectors()
         return [
@@ -324,7 +348,7 @@ class SearchIndex:
         catches up, while reads stay correct because every hit is checked
         against HEAD.
         """
-        if not self.indexes_items and self._vectors is None:
+        if not self.has_chroma or (not self.indexes_items and self._vectors is None):
             return
         try:
             vectors = self.vectors()
@@ -368,7 +392,7 @@ class SearchIndex:
     def heal(self) -> None:
         """On open: if a crash left the collections behind the log, start the
         follower on it (searches catch up first in any case)."""
-        if self.indexes_items and self.vectors().behind():
+        if self.indexes_items and self.has_chroma and self.vectors().behind():
             self._follower.poke()
 
     def close(self) -> None:

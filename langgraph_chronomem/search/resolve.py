@@ -27,7 +27,7 @@ import numpy as np
 
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.describe import change_text, describe_change
-from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
 from langgraph_chronomem.errors import ConfigError, InvalidRequestError
 from langgraph_chronomem.search.intent import Intent, content_words, parse
@@ -285,7 +285,7 @@ class Resolver:
 
     def __init__(
         self,
-        engine: SqliteEngine,
+        engine: LogEngine,
         vectors: Callable[[], VectorIndex],
         config: ResolverConfig,
         load_ranker: Callable[[], Any | None],

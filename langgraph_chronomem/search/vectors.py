@@ -49,7 +49,7 @@ from langgraph_chronomem.engine.feed import (
     ProjectionFeed,
     ProjectionState,
 )
-from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Namespace
 
 __all__ = [
@@ -181,7 +181,7 @@ class VectorIndex:
 
     def __init__(
         self,
-        engine: SqliteEngine,
+        engine: LogEngine,
         client: Any,
         embeddings: Embeddings,
         embedder: str,
