@@ -28,6 +28,7 @@ from langgraph_chronomem.errors import (
     ReadOnlyError,
     ScopeError,
     StorageError,
+    UnsupportedError,
     VersionError,
     VersionNotFound,
 )
@@ -64,6 +65,7 @@ __all__ = [
     "StorageError",
     "StoreView",
     "UndoResult",
+    "UnsupportedError",
     "VersionError",
     "VersionNotFound",
     "commit_context",

@@ -33,6 +33,7 @@ from langgraph_chronomem import (
     ChronoCheckpointer,
     ChronoStore,
     ConfigError,
+    StorageError,
     open_chronomem,
     shared_chronomem,
 )
@@ -184,6 +185,16 @@ def test_a_store_opened_by_url_keeps_its_history_across_opens(url: str) -> None:
         assert store.head(ALICE) == 2
         with pytest.raises(VersionNotFound):
             store.show(ALICE, 3)
+
+
+def test_a_database_that_does_not_exist_fails_with_the_servers_words(
+    url: str,
+) -> None:
+    """Not the pool's "initialization incomplete" after its retries."""
+    params = conninfo_to_dict(url)
+    missing = url.replace(f"/{params['dbname']}", "/no_such_memories")
+    with pytest.raises(StorageError, match='"no_such_memories" does not exist'):
+        ChronoStore.from_conn_string(missing)
 
 
 def test_from_path_given_a_url_opens_the_database_not_a_directory(

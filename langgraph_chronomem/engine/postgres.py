@@ -111,6 +111,7 @@ class PostgresEngine:
         self._lock = threading.Lock()  # one transaction at a time on a connection
         self._owned: ConnectionPool | None = None
         if isinstance(conn, str):
+            _reach(conn, busy_timeout)
             self._owned = ConnectionPool(
                 conn,
                 min_size=1,
@@ -328,15 +329,32 @@ def _roll_back(cur: psycopg.Cursor[Any]) -> None:
             cur.execute("ROLLBACK")
 
 
+def _reach(url: str, timeout: float) -> None:
+    """Connect once before the pool does: a wrong URL, database or password
+    fails at once with the server's own words, not after the pool's retries
+    with "pool initialization incomplete"."""
+    try:
+        psycopg.connect(url, connect_timeout=max(2, round(timeout))).close()
+    except psycopg.Error as exc:
+        raise StorageError(
+            f"cannot connect to PostgreSQL at {_where(url)}: {str(exc).strip()}"
+        ) from exc
+
+
+def _where(conninfo: str) -> str:
+    """Host, port and database name of a connection string, no password."""
+    params = psycopg.conninfo.conninfo_to_dict(conninfo)
+    host, port, db = params.get("host"), params.get("port"), params.get("dbname")
+    return f"{host or 'localhost'}:{port or 5432}/{db or ''}"
+
+
 def _describe(conn: ConnectionPool | psycopg.Connection[Any]) -> str:
     """Where the database is, for messages: host, port and name, no password."""
     if isinstance(conn, ConnectionPool):
-        info = conn.conninfo if isinstance(conn.conninfo, str) else conn.conninfo()
-        params = psycopg.conninfo.conninfo_to_dict(info)
-        host, port, db = params.get("host"), params.get("port"), params.get("dbname")
-    else:
-        host, port, db = conn.info.host, conn.info.port, conn.info.dbname
-    return f"{host or 'localhost'}:{port or 5432}/{db or ''}"
+        info = conn.conninfo
+        return _where(info if isinstance(info, str) else info())
+    where = conn.info
+    return f"{where.host or 'localhost'}:{where.port or 5432}/{where.dbname or ''}"
 
 
 # -- migrations ------------------------------------------------------------------
