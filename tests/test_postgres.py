@@ -22,6 +22,7 @@ from psycopg_pool import ConnectionPool
 
 from langgraph_chronomem import ChronoStore, ConfigError, StorageError
 from langgraph_chronomem.engine.postgres import PostgresEngine
+from langgraph_chronomem.engine.postgres_sql import MIGRATIONS
 from langgraph_chronomem.engine.types import CommitMeta, Write
 from langgraph_chronomem.errors import InvalidFilterError
 from langgraph_chronomem.search.index import SearchIndex
@@ -56,7 +57,7 @@ BOB = ("memories", "bob")
 
 def _store(engine: PostgresEngine, tmp_path: Path) -> ChronoStore:
     # No `index`: nothing is embedded, so the Chroma directory stays unused.
-    return ChronoStore(engine, SearchIndex(engine, tmp_path))  # type: ignore[arg-type]
+    return ChronoStore(engine, SearchIndex(engine, tmp_path))
 
 
 @pytest.fixture
@@ -345,7 +346,7 @@ def test_servers_opening_a_new_database_at_once_migrate_it_once(
         assert {e.scope_depth for e in engines} == {2}
         with psycopg.connect(pg_database) as conn:
             names = conn.execute("SELECT name FROM chronomem_migrations").fetchall()
-        assert names == [("0001_postgres_log",)]
+        assert names == [(m.name,) for m in MIGRATIONS]
     finally:
         for e in engines:
             e.close()
@@ -371,13 +372,3 @@ def test_a_connection_or_pool_given_stays_the_callers(pg_database: str) -> None:
         pytest.raises(ConfigError, match="autocommit"),
     ):
         PostgresEngine(conn)
-
-
-def test_undo_search_in_words_says_it_is_not_yet_on_postgres(
-    engine: PostgresEngine,
-) -> None:
-    _put(engine, ALICE, "a", {"city": "Boston"})
-    with engine.transaction(write=True) as tx:
-        assert tx.index_changes() == 1  # the change index itself is kept
-        with pytest.raises(ConfigError, match="not yet on PostgreSQL"):
-            tx.search_changes(ALICE, ["boston"], limit=5)

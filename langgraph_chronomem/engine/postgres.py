@@ -18,9 +18,9 @@ writers to different scopes run side by side on different connections, writers
 to one scope queue, so its versions stay gap-free and HEAD exact. Reads run in
 `REPEATABLE READ READ ONLY` snapshots and never wait for a writer.
 
-Not yet here: the full-text search of item changes (BM25, for the undo search)
-raises `ConfigError`; the change index itself is kept, so `reindex` and `reset`
-work and the search can be added without a migration of the log.
+The undo search's word stage is FTS5's BM25 computed in SQL over a table of
+per-change term counts (`postgres_sql.py`), with its statistics counted within
+the scope searched.
 """
 
 from __future__ import annotations

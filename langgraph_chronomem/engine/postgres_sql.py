@@ -17,7 +17,7 @@ import psycopg
 
 from langgraph_chronomem.engine.migrations import Migration
 from langgraph_chronomem.engine.sql import Dialect, Statement
-from langgraph_chronomem.errors import ConfigError, InvalidFilterError
+from langgraph_chronomem.errors import InvalidFilterError
 
 __all__ = [
     "LOCK_CLASS",
@@ -116,7 +116,124 @@ MIGRATIONS = [
             END $$""",
         ),
     ),
+    Migration(
+        "0002_change_search",
+        (
+            # BM25 as SQLite's FTS5 computes it (`search_changes`), over terms
+            # PostgreSQL makes: text split as FTS5's `unicode61` splits it (runs
+            # of letters and digits, lowercased, accents dropped), each run
+            # stemmed by snowball's `porter`, the algorithm FTS5's `porter`
+            # implements. Not the `english` configuration: its parser keeps
+            # `new-york`, e-mails and paths whole, its stemmer is Porter2 and
+            # it drops stopwords a request may name ("off", "before", "not").
+            """CREATE TEXT SEARCH DICTIONARY chronomem_porter (
+                TEMPLATE = snowball, Language = porter
+            )""",
+            r"""CREATE FUNCTION chronomem_terms(body TEXT) RETURNS SETOF TEXT
+            LANGUAGE sql STABLE STRICT AS $$
+                SELECT coalesce((ts_lexize('chronomem_porter', token))[1], token)
+                FROM regexp_split_to_table(regexp_replace(
+                    normalize(lower(body), NFD), '[\u0300-\u036f]', '', 'g'
+                ), '[^[:alnum:]]+') AS token
+                WHERE token <> ''
+            $$""",
+            # The change index starts over (`index_changes` refills it): each
+            # change keeps its length in terms (what FTS5 counts: every column,
+            # the scope's word included) and each of its terms how often it
+            # occurs per column, so a search reads a term's document frequency
+            # and every score's parts from one index range per term.
+            "DELETE FROM changes",
+            "DELETE FROM projections WHERE name = 'full-text'",
+            "ALTER TABLE changes ADD COLUMN length INTEGER NOT NULL",
+            "CREATE INDEX changes_by_scope ON changes (scope_key) INCLUDE (length)",
+            """CREATE TABLE change_terms (
+                scope_key TEXT COLLATE "C" NOT NULL,
+                term TEXT COLLATE "C" NOT NULL,
+                rowid BIGINT NOT NULL REFERENCES changes (rowid) ON DELETE CASCADE,
+                added INTEGER NOT NULL,
+                new INTEGER NOT NULL,
+                old INTEGER NOT NULL,
+                context INTEGER NOT NULL,
+                PRIMARY KEY (scope_key, term, rowid)
+            )""",
+            "CREATE INDEX change_terms_by_row ON change_terms (rowid)",
+            # One change into the index; a change already there is left as it
+            # is, so two servers catching up at once both succeed.
+            """CREATE FUNCTION chronomem_index_change(
+                row_id BIGINT, key TEXT, added_text TEXT, new_text TEXT,
+                old_text TEXT, context_text TEXT
+            ) RETURNS VOID LANGUAGE plpgsql VOLATILE AS $$
+            BEGIN
+                INSERT INTO changes (rowid, scope_key, added, new, old, context, length)
+                VALUES (row_id, key, added_text, new_text, old_text, context_text,
+                        1 + (SELECT count(*) FROM chronomem_terms(concat_ws(' ',
+                            added_text, new_text, old_text, context_text))))
+                ON CONFLICT (rowid) DO NOTHING;
+                IF NOT FOUND THEN
+                    RETURN;
+                END IF;
+                INSERT INTO change_terms
+                    (scope_key, term, rowid, added, new, old, context)
+                SELECT key, term, row_id, count(*) FILTER (WHERE col = 1),
+                       count(*) FILTER (WHERE col = 2),
+                       count(*) FILTER (WHERE col = 3),
+                       count(*) FILTER (WHERE col = 4)
+                FROM (VALUES (1, added_text), (2, new_text), (3, old_text),
+                             (4, context_text)) AS c (col, body),
+                     chronomem_terms(c.body) AS term
+                GROUP BY term;
+            END $$""",
+            # The commits after `after` that no commit still in flight precedes.
+            # A seq is taken at INSERT and seen at COMMIT, so a writer holding
+            # seq 7 can commit after the writer of seq 8: a reader of "seq >
+            # mark" that saw 8 and moved its mark would never see 7. Every
+            # writer holds its scope's advisory lock from before it takes a seq
+            # until it ends, so: note the last seq taken, wait until every
+            # writer holding a lock then has ended, and read up to that seq
+            # with a fresh snapshot. Under REPEATABLE READ the snapshot is the
+            # transaction's and waiting cannot help: the plain read.
+            f"""CREATE FUNCTION chronomem_seqs_after(
+                after BIGINT, lim INTEGER, timeout_ms INTEGER
+            ) RETURNS SETOF BIGINT LANGUAGE plpgsql VOLATILE AS $$
+            DECLARE
+                upto BIGINT;
+                writers TEXT[];
+                deadline TIMESTAMPTZ :=
+                    clock_timestamp() + timeout_ms * interval '1 millisecond';
+            BEGIN
+                IF current_setting('transaction_isolation') = 'read committed' THEN
+                    upto := coalesce(pg_sequence_last_value(
+                        pg_get_serial_sequence('commits', 'seq')::regclass), 0);
+                    SELECT array_agg(virtualtransaction) INTO writers
+                    FROM pg_locks
+                    WHERE locktype = 'advisory' AND classid = {LOCK_CLASS}
+                        AND objsubid = 2 AND granted AND pid <> pg_backend_pid()
+                        AND database = (SELECT oid FROM pg_database
+                                        WHERE datname = current_database());
+                    WHILE writers IS NOT NULL AND EXISTS (
+                        SELECT FROM pg_locks
+                        WHERE virtualtransaction = ANY (writers)
+                            AND locktype = 'advisory' AND classid = {LOCK_CLASS}
+                    ) LOOP
+                        IF clock_timestamp() > deadline THEN
+                            RAISE EXCEPTION 'commits in flight for over % ms',
+                                timeout_ms USING ERRCODE = 'lock_not_available';
+                        END IF;
+                        PERFORM pg_sleep(0.001);
+                    END LOOP;
+                END IF;
+                RETURN QUERY SELECT seq FROM commits
+                    WHERE seq > after AND (upto IS NULL OR seq <= upto)
+                    ORDER BY seq LIMIT lim;
+            END $$""",
+        ),
+    ),
 ]
+
+# Per side of a change, the weight of each column's matches (added, new, old,
+# context): SQLite's `bm25(changes, ...)` weights, and FTS5's k1 and b.
+_SIDE_WEIGHTS = {"new": (1.0, 1.0, 0.0, 0.3), "old": (0.0, 0.0, 1.0, 0.3)}
+_K1, _B = 1.2, 0.75
 
 
 # -- the SQL ---------------------------------------------------------------------
@@ -258,16 +375,14 @@ def filter_conditions(
 
 
 class PostgresDialect(Dialect):
-    """The log's SQL for PostgreSQL (>= 14): jsonb filters; no change search yet.
+    """The log's SQL for PostgreSQL (>= 14): jsonb filters, and BM25 over item
+    changes computed in SQL as FTS5's `bm25()` computes it.
 
     Statements keep the shared `?` placeholders; the engine's cursor turns them
     into psycopg's `%s`.
     """
 
-    INSERT_CHANGE = (
-        "INSERT INTO changes (rowid, scope_key, added, new, old, context) "
-        "VALUES (?, ?, ?, ?, ?, ?)"
-    )
+    INSERT_CHANGE = "SELECT chronomem_index_change(?, ?, ?, ?, ?, ?)"
     CLEAR_CHANGES = "DELETE FROM changes"
     CHANGE_TEXT = "SELECT new, old, context FROM changes WHERE rowid = ?"
     DELETE_CHANGES_AFTER = (
@@ -297,23 +412,74 @@ class PostgresDialect(Dialect):
         since: str | None,
         until: str | None,
     ) -> Statement:
-        """Not yet on PostgreSQL: the undo search's BM25 stage.
+        """BM25 over one scope's item changes, on one side: any of `words`.
 
-        Raises:
-            ConfigError: Always, naming what works instead.
+        FTS5's `bm25()` with SQLite's column weights, each word a phrase as
+        SQLite quotes it: per word `w` and change `D`, `idf(w) * f * (k1 + 1)
+        / (f + k1 * (1 - b + b * |D| / avgdl))`, where `f` is the weighted
+        count of `w` in the side's columns, `idf(w) = ln((N - n(w) + 0.5) /
+        (n(w) + 0.5))` (1e-6 if not positive), `n(w)` the changes holding `w`
+        on that side, `N` and `avgdl` the number and mean length in terms of
+        changes; negated, so lower is better as in SQLite. Two differences:
+        FTS5 counts `N`, `n(w)` and `avgdl` over every scope in the file, here
+        they are the scope's own, so one user's memories never weigh on
+        another's ranking and a search reads one scope's rows; and a word of
+        several terms (`isn't`) is counted where all its terms are, as often
+        as the rarest, without FTS5's check that they are adjacent.
+
+            >>> PostgresDialect().search_changes(
+            ...     "s1", ["moved"], side="old", limit=5, since=None, until=None
+            ... ).params
+            (['moved'], 's1', 's1', 5)
         """
-        raise ConfigError(
-            "searching changes by words (the undo search) is not yet on "
-            "PostgreSQL: undo by version (rollback, revert) works; for undo "
-            "requests in words use a SQLite store for now"
+        added, new, old, context = _SIDE_WEIGHTS[side]
+        window, window_params = "", []
+        if since is not None:
+            window += " AND c.created_at >= ?"
+            window_params.append(since)
+        if until is not None:
+            window += " AND c.created_at < ?"
+            window_params.append(until)
+        sql = (
+            "WITH q AS (SELECT w.n AS word, t.term, count(*) OVER (PARTITION BY "
+            "w.n) AS terms FROM unnest(?::text[]) WITH ORDINALITY AS w (text, n), "
+            "chronomem_terms(w.text) AS t (term)), "
+            "docs AS (SELECT count(*)::float8 AS n, avg(length)::float8 AS avgdl "
+            "FROM changes WHERE scope_key = ?), "
+            f"hits AS (SELECT t.rowid, q.word, {added} * min(t.added) + "
+            f"{new} * min(t.new) + {old} * min(t.old) + {context} * min(t.context) "
+            "AS f FROM q JOIN change_terms AS t ON t.scope_key = ? "
+            "AND t.term = q.term GROUP BY t.rowid, q.word, q.terms "
+            "HAVING count(*) = q.terms), "
+            "matched AS (SELECT * FROM hits WHERE f > 0), "
+            "idf AS (SELECT m.word, ln((d.n - count(*) + 0.5) / (count(*) + 0.5)) "
+            "AS idf FROM matched AS m CROSS JOIN docs AS d GROUP BY m.word, d.n) "
+            "SELECT i.id, i.version, -sum(CASE WHEN idf.idf > 0 THEN idf.idf "
+            f"ELSE 1e-6 END * m.f * {_K1 + 1} / (m.f + {_K1} * "
+            f"({1 - _B} + {_B} * ch.length / d.avgdl))) AS score "
+            "FROM matched AS m JOIN idf ON idf.word = m.word "
+            "JOIN changes AS ch ON ch.rowid = m.rowid "
+            "JOIN items AS i ON i.id = m.rowid "
+            "JOIN commits AS c ON c.scope = i.scope AND c.version = i.version "
+            f"CROSS JOIN docs AS d WHERE true{window} "
+            "GROUP BY i.id, i.version ORDER BY score, i.id LIMIT ?"
+        )
+        return Statement(
+            sql, (list(words), scope_key, scope_key, *window_params, limit)
         )
 
 
 class WriteDialect(PostgresDialect):
-    """A write transaction's SQL: reading a scope's HEAD takes its lock."""
+    """A write transaction's SQL: reading a scope's HEAD takes its lock, and a
+    catch-up waits for the commits in flight before the ones it reads."""
 
     def __init__(self, lock_timeout_ms: int) -> None:
         self.HEAD = f"SELECT chronomem_lock_scope(?, {int(lock_timeout_ms)})"
+        # A projection catching up (the change index) reads only commits no
+        # commit in flight precedes (`chronomem_seqs_after`).
+        self.SEQS_AFTER = (
+            f"SELECT chronomem_seqs_after(?, ?, {int(lock_timeout_ms)}) AS seq"
+        )
 
 
 @functools.lru_cache(maxsize=2048)

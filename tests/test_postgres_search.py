@@ -1,0 +1,234 @@
+"""The undo search's word stage on PostgreSQL, against a real server (tests/pg.py).
+
+BM25 over item changes is computed in SQL as SQLite's FTS5 computes it, so a
+request finds on PostgreSQL the change it finds on SQLite, with the same score
+when the store holds one scope. The change index also never skips a commit
+whose seq is lower than one it has read but which committed later.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from langgraph_chronomem import ChronoStore
+from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.postgres import PostgresEngine
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
+from langgraph_chronomem.search.index import SearchIndex
+from langgraph_chronomem.search.intent import TimeWindow
+from langgraph_chronomem.search.lexical import LexicalHit, bm25
+from langgraph_chronomem.search.resolve import ResolverConfig
+from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
+
+MAYA = ("memories", "maya")
+OSKAR = ("memories", "oskar")
+START = datetime(2024, 3, 1, tzinfo=timezone.utc)
+
+# A LangMem-style history: UUID keys, `{"content": ...}`, updates and a delete.
+HISTORY: list[tuple[Namespace, str, str | None]] = [
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c01", "User lives in Boston"),
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c02", "User is allergic to peanuts"),
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c03", "User's sister Lena runs a café"),
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c04", "User works as a nurse"),
+    (OSKAR, "0b8e4f7a-2c3d-4e5f-8a9b-1c2d3e4f5a01", "User moved to New York City"),
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c01", "User moved to New York City"),
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c05", "User is training for a marathon"),
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c04", "User quit nursing to study law"),
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c02", None),
+    (MAYA, "6f1c0d2e-1b7a-4c1e-9a51-0d4f3a2b1c06", "User runs 5 km every morning"),
+]
+
+
+def _write_history(engine: Any) -> None:
+    """`HISTORY`, one commit a day from `START`, then the change index."""
+    with engine.transaction(write=True) as tx:
+        for day, (scope, key, content) in enumerate(HISTORY):
+            value = None if content is None else {"content": content}
+            meta = CommitMeta(author="memory-manager", timestamp=START + timedelta(day))
+            tx.commit([Write(scope, key, value)], meta)
+        tx.index_changes()
+
+
+def _search(engine: Any, scope: Namespace, topic: str, **kw: Any) -> list[LexicalHit]:
+    with engine.transaction(write=True) as tx:
+        tx.index_changes()
+        return bm25(tx, scope, topic, n=5, **kw)
+
+
+@pytest.fixture
+def engine(pg_database: str) -> Iterator[PostgresEngine]:  # noqa: F811
+    engine = PostgresEngine(pg_database, scope_depth=2, max_connections=8)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def engines(
+    engine: PostgresEngine, tmp_path: Path
+) -> Iterator[tuple[PostgresEngine, SqliteEngine]]:
+    """The same history on PostgreSQL and on SQLite."""
+    sqlite = SqliteEngine(tmp_path / "log.sqlite3", scope_depth=2)
+    for each in (engine, sqlite):
+        _write_history(each)
+    yield engine, sqlite
+    sqlite.close()
+
+
+def _versions(hits: list[LexicalHit]) -> list[int]:
+    return [hit.version for hit in hits]
+
+
+@pytest.mark.parametrize(
+    ("topic", "side"),
+    [
+        ("my move to NYC", "new"),
+        ("I'm not allergic to peanuts anymore", "old"),
+        ("the thing about my sister's cafe", "new"),  # stems, accents, possessive
+        ("I said I'm studying law", "new"),
+        ("running every morning", "new"),
+        ("Boston", "old"),
+        ("nurse", "old"),
+    ],
+)
+def test_words_find_the_changes_sqlite_finds_in_its_order(
+    engines: tuple[PostgresEngine, SqliteEngine], topic: str, side: str
+) -> None:
+    postgres, sqlite = engines
+    on_postgres = _search(postgres, MAYA, topic, side=side)
+    on_sqlite = _search(sqlite, MAYA, topic, side=side)
+    assert on_postgres, "the request names a change: it must be found"
+    # The same changes in the same order; not the same scores, as FTS5 counts
+    # documents over the whole file (both scopes), PostgreSQL in the scope.
+    assert _versions(on_postgres) == _versions(on_sqlite)
+
+
+def test_scores_equal_fts5s_on_a_store_of_one_scope(
+    engine: PostgresEngine, tmp_path: Path
+) -> None:
+    sqlite = SqliteEngine(tmp_path / "log.sqlite3", scope_depth=2)
+    writes = [(scope, key, content) for scope, key, content in HISTORY if scope == MAYA]
+    for each in (engine, sqlite):
+        with each.transaction(write=True) as tx:
+            for scope, key, content in writes:
+                value = None if content is None else {"content": content}
+                tx.commit([Write(scope, key, value)], CommitMeta())
+    for topic, side in [
+        ("moved to new york", "new"),
+        ("peanuts boston", "old"),
+        ("my sister's café runs", "new"),
+    ]:
+        mine = _search(engine, MAYA, topic, side=side)
+        theirs = _search(sqlite, MAYA, topic, side=side)
+        assert _versions(mine) == _versions(theirs)
+        assert [h.score for h in mine] == pytest.approx(
+            [h.score for h in theirs], rel=1e-9
+        )
+    sqlite.close()
+
+
+def test_side_new_finds_what_a_change_wrote_and_old_what_it_replaced(
+    engines: tuple[PostgresEngine, SqliteEngine],
+) -> None:
+    postgres, _ = engines
+    boston_replaced = 5  # maya's v5: Boston -> New York City
+    assert _versions(_search(postgres, MAYA, "Boston", side="old")) == [boston_replaced]
+    # On the new side, Boston is only what v1 created.
+    assert _versions(_search(postgres, MAYA, "Boston", side="new")) == [1]
+
+
+def test_a_time_window_keeps_only_changes_made_in_it(
+    engines: tuple[PostgresEngine, SqliteEngine],
+) -> None:
+    postgres, _ = engines
+    # "runs" matches the café (v3, day 2) and the morning run (v9, day 9).
+    assert sorted(_versions(_search(postgres, MAYA, "runs"))) == [3, 9]
+    early = TimeWindow(START, START + timedelta(days=5))
+    late = TimeWindow(START + timedelta(days=5), START + timedelta(days=30))
+    assert _versions(_search(postgres, MAYA, "runs", window=early)) == [3]
+    assert _versions(_search(postgres, MAYA, "runs", window=late)) == [9]
+
+
+def test_another_scopes_changes_are_never_found(
+    engines: tuple[PostgresEngine, SqliteEngine],
+) -> None:
+    postgres, _ = engines
+    assert _versions(_search(postgres, OSKAR, "New York City")) == [1]
+    assert _search(postgres, OSKAR, "peanuts nurse marathon") == []
+
+
+def test_undo_in_words_resolves_on_postgres(
+    engine: PostgresEngine, tmp_path: Path
+) -> None:
+    _write_history(engine)
+    words_only = ResolverConfig(retrievers=frozenset({"bm25"}), rerank_top=0)
+    search = SearchIndex(engine, tmp_path, resolver=words_only)
+    with ChronoStore(engine, search) as store:
+        resolution = store.resolve(MAYA, "undo my move to New York")
+        best = resolution.best
+        assert best is not None
+        assert best.commit.version == 5
+        assert best.target == 4  # the version before the move
+
+
+def _commit(tx: LogTransaction, scope: Namespace, content: str) -> int:
+    [commit] = tx.commit([Write(scope, "home", {"content": content})], CommitMeta())
+    return commit.seq
+
+
+def test_catch_up_never_skips_a_lower_seq_that_commits_last(
+    engine: PostgresEngine,
+) -> None:
+    wrote, release = threading.Event(), threading.Event()
+    seqs: dict[str, int] = {}
+
+    def slow_writer() -> None:
+        with engine.transaction(write=True) as tx:
+            seqs["maya"] = _commit(tx, MAYA, "User moved to Lisbon")
+            wrote.set()
+            release.wait(10)
+
+    def catch_up_and_search() -> list[LexicalHit]:
+        return _search(engine, MAYA, "Lisbon")
+
+    with ThreadPoolExecutor(2) as pool:
+        slow = pool.submit(slow_writer)
+        assert wrote.wait(10)
+        with engine.transaction(write=True) as tx:  # a higher seq, committed first
+            seqs["oskar"] = _commit(tx, OSKAR, "User moved to Oslo")
+        assert seqs["maya"] < seqs["oskar"]
+        search = pool.submit(catch_up_and_search)
+        time.sleep(0.5)  # the catch-up has started, seen Oslo's seq and waits
+        release.set()
+        slow.result()
+        assert _versions(search.result()) == [1]
+    # Later catch-ups start from its mark, which never passed Lisbon's seq.
+    assert _versions(_search(engine, MAYA, "Lisbon")) == [1]
+    assert _versions(_search(engine, OSKAR, "Oslo")) == [1]
+
+
+def test_two_catch_ups_at_once_index_every_change_once(
+    engine: PostgresEngine,
+) -> None:
+    with engine.transaction(write=True) as tx:
+        for i in range(50):
+            _commit(tx, MAYA, f"User note {i} about gardening")
+
+    def catch_up() -> int:
+        with engine.transaction(write=True) as tx:
+            return tx.index_changes()
+
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda _: catch_up(), range(2)))
+    with engine.transaction(write=False) as tx:
+        rows = tx.cur.execute("SELECT count(*) FROM changes").fetchone()[0]
+    assert rows == 50
+    assert len(_search(engine, MAYA, "gardening")) == 5
