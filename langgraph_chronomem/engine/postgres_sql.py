@@ -16,7 +16,7 @@ import orjson
 import psycopg
 
 from langgraph_chronomem.engine.migrations import Migration
-from langgraph_chronomem.engine.sql import Dialect, Statement
+from langgraph_chronomem.engine.sql import Dialect, Statement, walk_filter
 from langgraph_chronomem.errors import InvalidFilterError
 
 __all__ = [
@@ -325,9 +325,7 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
     )
 
 
-def filter_conditions(
-    filter: Mapping[str, Any], parent: str = ""
-) -> tuple[list[str], list[Any]]:
+def filter_conditions(filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
     """SQL conditions for a LangGraph search filter, on the JSON text cast to jsonb.
 
     The same filters as the SQLite engine's, with the same meaning:
@@ -339,39 +337,7 @@ def filter_conditions(
         InvalidFilterError: For an unknown operator, a key that is not a field
             name (`$or` included), or an operand no value can match.
     """
-    conditions: list[str] = []
-    params: list[Any] = []
-    for name, cond in filter.items():
-        if not isinstance(name, str):
-            raise InvalidFilterError(f"filter keys are strings, got {name!r}")
-        if name.startswith("$"):
-            raise InvalidFilterError(
-                f"{name!r} is not a field: a filter ANDs conditions on fields, "
-                "e.g. {'price': {'$lt': 10}}, and has no $or or $and (nor do "
-                "LangGraph's stores); run one search per alternative"
-            )
-        key = f"{parent}.{name}" if parent else name
-        operators = isinstance(cond, Mapping) and [
-            k for k in cond if str(k).startswith("$")
-        ]
-        if isinstance(cond, Mapping) and operators:
-            if len(operators) != len(cond):
-                raise InvalidFilterError(
-                    f"filter for {key!r} mixes operators and fields: {dict(cond)!r}"
-                )
-            pairs = list(cond.items())
-        elif isinstance(cond, Mapping) and cond:
-            inner, inner_params = filter_conditions(cond, key)
-            conditions += inner
-            params += inner_params
-            continue
-        else:
-            pairs = [("$eq", cond)]
-        for op, operand in pairs:
-            sql, args = _comparison(key, op, operand)
-            conditions.append(sql)
-            params += args
-    return conditions, params
+    return walk_filter(filter, _comparison)
 
 
 class PostgresDialect(Dialect):

@@ -8,10 +8,12 @@ full-text index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-__all__ = ["Cursor", "Dialect", "Statement"]
+from langgraph_chronomem.errors import InvalidFilterError
+
+__all__ = ["Comparison", "Cursor", "Dialect", "Statement", "walk_filter"]
 
 
 class Statement(NamedTuple):
@@ -30,6 +32,64 @@ class Cursor(Protocol):
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> Any: ...
     def fetchone(self) -> Any: ...
     def fetchall(self) -> list[Any]: ...
+
+
+Comparison = Callable[[str, str, Any], tuple[str, list[Any]]]
+"""A dialect's SQL for one comparison: (dotted key, operator, operand) to a
+condition on the stored value and its parameters."""
+
+
+def walk_filter(
+    filter: Mapping[str, Any], compare: Comparison, parent: str = ""
+) -> tuple[list[str], list[Any]]:
+    """SQL conditions for a LangGraph search filter, each from `compare`.
+
+    `{"city": "Paris"}` is equality, `{"age": {"$gte": 18}}` a comparison, and a
+    nested mapping without operators (`{"profile": {"city": "Paris"}}`) matches
+    fields inside the object, like `InMemoryStore` does. Conditions are ANDed.
+    What differs between databases is only `compare`:
+
+        >>> walk_filter({"age": {"$gte": 18}}, lambda k, op, x: (f"{k} {op} ?", [x]))
+        (['age $gte ?'], [18])
+
+    Raises:
+        InvalidFilterError: For a key that is not a field name (`$or`
+            included), operators mixed with fields, or whatever `compare`
+            refuses (an unknown operator, an operand no value can match).
+    """
+    conditions: list[str] = []
+    params: list[Any] = []
+    for name, cond in filter.items():
+        if not isinstance(name, str):
+            raise InvalidFilterError(f"filter keys are strings, got {name!r}")
+        if name.startswith("$"):
+            raise InvalidFilterError(
+                f"{name!r} is not a field: a filter ANDs conditions on fields, "
+                "e.g. {'price': {'$lt': 10}}, and has no $or or $and (nor do "
+                "LangGraph's stores); run one search per alternative"
+            )
+        key = f"{parent}.{name}" if parent else name
+        operators = isinstance(cond, Mapping) and [
+            k for k in cond if str(k).startswith("$")
+        ]
+        if isinstance(cond, Mapping) and operators:
+            if len(operators) != len(cond):
+                raise InvalidFilterError(
+                    f"filter for {key!r} mixes operators and fields: {dict(cond)!r}"
+                )
+            pairs = list(cond.items())
+        elif isinstance(cond, Mapping) and cond:
+            inner, inner_params = walk_filter(cond, compare, key)
+            conditions += inner
+            params += inner_params
+            continue
+        else:
+            pairs = [("$eq", cond)]
+        for op, operand in pairs:
+            sql, args = compare(key, op, operand)
+            conditions.append(sql)
+            params += args
+    return conditions, params
 
 
 def _visible(

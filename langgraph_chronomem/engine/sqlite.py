@@ -30,7 +30,7 @@ import orjson
 
 from langgraph_chronomem.engine import migrations
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.sql import Dialect, Statement
+from langgraph_chronomem.engine.sql import Dialect, Statement, walk_filter
 from langgraph_chronomem.engine.sqlite_file import connect, enable_wal, storage_error
 from langgraph_chronomem.errors import (
     ConfigError,
@@ -319,14 +319,9 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
     )
 
 
-def filter_conditions(
-    filter: Mapping[str, Any], parent: str = ""
-) -> tuple[list[str], list[Any]]:
-    """SQL conditions for a LangGraph search filter.
-
-    `{"city": "Paris"}` is equality, `{"age": {"$gte": 18}}` a comparison, and a
-    nested mapping without operators (`{"profile": {"city": "Paris"}}`) matches
-    fields inside the object, like `InMemoryStore` does. Conditions are ANDed.
+def filter_conditions(filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+    """SQL conditions for a LangGraph search filter, on SQLite's JSON functions
+    (`sql.walk_filter` reads the filter; the comparisons are SQLite's):
 
         >>> filter_conditions({"age": {"$gte": 18}})[0]
         ["json_type(value, ?) IN ('integer', 'real') AND json_extract(value, ?) >= ?"]
@@ -335,39 +330,7 @@ def filter_conditions(
         InvalidFilterError: For an unknown operator, a key that is not a field
             name (`$or` included), or an operand no value can match.
     """
-    conditions: list[str] = []
-    params: list[Any] = []
-    for name, cond in filter.items():
-        if not isinstance(name, str):
-            raise InvalidFilterError(f"filter keys are strings, got {name!r}")
-        if name.startswith("$"):
-            raise InvalidFilterError(
-                f"{name!r} is not a field: a filter ANDs conditions on fields, "
-                "e.g. {'price': {'$lt': 10}}, and has no $or or $and (nor do "
-                "LangGraph's stores); run one search per alternative"
-            )
-        key = f"{parent}.{name}" if parent else name
-        operators = isinstance(cond, Mapping) and [
-            k for k in cond if str(k).startswith("$")
-        ]
-        if isinstance(cond, Mapping) and operators:
-            if len(operators) != len(cond):
-                raise InvalidFilterError(
-                    f"filter for {key!r} mixes operators and fields: {dict(cond)!r}"
-                )
-            pairs = list(cond.items())
-        elif isinstance(cond, Mapping) and cond:
-            inner, inner_params = filter_conditions(cond, key)
-            conditions += inner
-            params += inner_params
-            continue
-        else:
-            pairs = [("$eq", cond)]
-        for op, operand in pairs:
-            sql, args = _comparison(key, op, operand)
-            conditions.append(sql)
-            params += args
-    return conditions, params
+    return walk_filter(filter, _comparison)
 
 
 class SqliteDialect(Dialect):
