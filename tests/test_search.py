@@ -961,6 +961,7 @@ def test_reindex_rebuilds_every_projection_bit_for_bit(
         assert store.sweep_ttl() == 1
         store.resolve(ALICE, "undo the sushi")  # the change collection catches up
         store.resolve(BOB, "undo the tea")
+        assert store.wait_for_index(timeout=60)  # the follower applied the sweep too
         commits = rows(tmp_path, "SELECT count(*) FROM commits")[0][0]
         changes = rows(tmp_path, "SELECT count(*) FROM items")[0][0]
         valued = rows(tmp_path, "SELECT count(*) FROM items WHERE value IS NOT NULL")
