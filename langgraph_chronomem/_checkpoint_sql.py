@@ -9,8 +9,13 @@ log, created by the engine's named-migration runner under their own names:
     >>> [m.name for m in MIGRATIONS]
     ['checkpoint_0001_tables', 'checkpoint_0002_run_index_skips_plain_runs']
 
-`ChronoCheckpointer` holds no SQL text: it calls the functions here with a cursor
-inside one of the engine's transactions.
+`ChronoCheckpointer` holds no SQL text: it calls a `CheckpointSQL`'s methods
+with a cursor inside one of the engine's transactions. `CheckpointSQL` is the
+SQLite dialect; `_checkpoint_pg.py` subclasses it for PostgreSQL, replacing
+statement texts and leaving the reads that take several statements here:
+
+    >>> SQLITE.MIGRATIONS is MIGRATIONS
+    True
 """
 
 from __future__ import annotations
@@ -27,21 +32,19 @@ from langgraph_chronomem.errors import InvalidFilterError, InvalidValueError
 __all__ = [
     "MIGRATIONS",
     "SEQ_KEY",
+    "SQLITE",
+    "CheckpointSQL",
     "Row",
+    "Write",
     "canonical_json",
-    "channel_writes",
-    "list_page",
-    "metadata_filter",
     "metadata_json",
-    "save",
-    "stamp",
-    "walk",
 ]
 
 SEQ_KEY = "chronomem_seq"  # the metadata key holding a checkpoint's memory position
 
 # thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, blob, metadata
 Row = tuple[str, str, str, "str | None", str, bytes, str]
+Write = tuple[str, str, str, bytes]  # task_id, channel, type, value
 Loads = Callable[[tuple[str, bytes]], Any]
 
 MIGRATIONS = [
@@ -92,255 +95,14 @@ MIGRATIONS = [
     ),
 ]
 
-_COLUMNS = (
+COLUMNS = (
     "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, "
     "checkpoint, metadata"
 )
-_WRITE_COLUMNS = (
+WRITE_COLUMNS = (
     "thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
     "type, value"
 )
-
-# -- checkpoints --------------------------------------------------------------
-
-CHECKPOINT = (
-    f"SELECT {_COLUMNS} FROM checkpoints "
-    "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
-)
-LATEST = (
-    f"SELECT {_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? "
-    "ORDER BY checkpoint_id DESC LIMIT 1"
-)
-LATEST_ID = (
-    "SELECT MAX(checkpoint_id) FROM checkpoints "
-    "WHERE thread_id = ? AND checkpoint_ns = ?"
-)
-LATEST_PER_NAMESPACE = (
-    "SELECT checkpoint_ns, MAX(checkpoint_id) FROM checkpoints "
-    "WHERE thread_id = ? GROUP BY checkpoint_ns"
-)
-UPSERT = f"INSERT OR REPLACE INTO checkpoints ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
-
-# The parent chain of one checkpoint, target first, then nearest ancestor first.
-# `CROSS JOIN` keeps `chain` outside, so each step is one primary-key lookup. A
-# re-put id can close the chain into a loop: `walk` stops on a repeated id, and
-# SQLite computes recursive rows only as they are read.
-ANCESTORS = (
-    "WITH RECURSIVE chain(checkpoint_id, parent_checkpoint_id, type, checkpoint) AS ("
-    "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint FROM checkpoints "
-    "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
-    "UNION ALL "
-    "SELECT c.checkpoint_id, c.parent_checkpoint_id, c.type, c.checkpoint "
-    "FROM chain CROSS JOIN checkpoints AS c "
-    "ON c.checkpoint_id = chain.parent_checkpoint_id "
-    "WHERE c.thread_id = ? AND c.checkpoint_ns = ?"
-    ") SELECT checkpoint_id, type, checkpoint FROM chain"
-)
-
-
-def row(cur: Cursor, thread_id: str, ns: str, checkpoint_id: str | None) -> Row | None:
-    """One checkpoint row: the one named, else the latest of the namespace."""
-    if checkpoint_id:
-        found = cur.execute(CHECKPOINT, (thread_id, ns, checkpoint_id)).fetchone()
-    else:
-        found = cur.execute(LATEST, (thread_id, ns)).fetchone()
-    return cast("Row | None", found)
-
-
-def save(
-    cur: Cursor, columns: Sequence[Any], metadata: Mapping[str, Any], seq: int
-) -> None:
-    """Write a checkpoint row: `columns` up to the metadata, then the metadata
-    with its memory position `seq`.
-
-    Raises:
-        InvalidValueError: If the metadata is not JSON (nothing is written).
-    """
-    cur.execute(UPSERT, (*columns, metadata_json({**metadata, SEQ_KEY: seq})))
-
-
-def latest_id(cur: Cursor, thread_id: str, ns: str) -> str | None:
-    """The id of the namespace's latest checkpoint (ids are time-ordered)."""
-    return cast("str | None", cur.execute(LATEST_ID, (thread_id, ns)).fetchone()[0])
-
-
-# -- pending writes -----------------------------------------------------------
-
-# In `writes_sort_key` order, (task_path, task_id, idx): SQLite compares TEXT
-# byte by byte, and UTF-8 byte order is code point order, as in Python.
-WRITES = (
-    "SELECT task_id, channel, type, value FROM checkpoint_writes "
-    "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
-    "ORDER BY task_path, task_id, idx"
-)
-# Special channels (errors, interrupts…) replace; a retried task's regular
-# writes keep the first copy, as in LangGraph's savers.
-REPLACE_WRITE = (
-    f"INSERT OR REPLACE INTO checkpoint_writes ({_WRITE_COLUMNS}) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-KEEP_WRITE = REPLACE_WRITE.replace("OR REPLACE", "OR IGNORE")
-
-
-def channel_writes(
-    cur: Cursor, thread_id: str, ns: str, channel: str, checkpoint_ids: Sequence[str]
-) -> list[tuple[str, str, str, bytes]]:
-    """One channel's writes at the given checkpoints: (checkpoint_id, task_id,
-    type, value), each checkpoint's in `writes_sort_key` order."""
-    found = []
-    for chunk in chunks(checkpoint_ids):
-        found += cur.execute(
-            "SELECT checkpoint_id, task_id, type, value FROM checkpoint_writes "
-            "WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? "
-            f"AND checkpoint_id IN ({','.join('?' * len(chunk))}) "
-            "ORDER BY task_path, task_id, idx",
-            (thread_id, ns, channel, *chunk),
-        ).fetchall()
-    return found
-
-
-def walk(
-    cur: Cursor,
-    loads: Loads,
-    thread_id: str,
-    ns: str,
-    target: str,
-    channels: Sequence[str],
-) -> tuple[dict[str, list[str]], dict[str, Any]]:
-    """Walk `target`'s parents, per channel, to the nearest stored value.
-
-    Returns each channel's ancestors visited (nearest first; the one holding
-    the value included) and the values found (the seeds). Each ancestor is
-    decoded once, whatever the number of channels.
-    """
-    chains: dict[str, list[str]] = {channel: [] for channel in channels}
-    seeds: dict[str, Any] = {}
-    active = set(channels)
-    walked: set[str] = set()
-    rows = cur.execute(ANCESTORS, (thread_id, ns, target, thread_id, ns))
-    for checkpoint_id, kind, blob in rows:
-        if not walked:  # the target itself: its writes are still pending
-            walked.add(checkpoint_id)
-            continue
-        if not active or checkpoint_id in walked:
-            break
-        walked.add(checkpoint_id)
-        for channel in active:
-            chains[channel].append(checkpoint_id)
-        values = loads((kind, blob)).get("channel_values") or {}
-        for channel in [c for c in active if c in values]:
-            seeds[channel] = values[channel]
-            active.discard(channel)
-    return chains, seeds
-
-
-# -- whole threads ------------------------------------------------------------
-
-DELETE_THREAD = (
-    "DELETE FROM checkpoints WHERE thread_id = ?",
-    "DELETE FROM checkpoint_writes WHERE thread_id = ?",
-)
-COPY_THREAD = (
-    f"INSERT OR REPLACE INTO checkpoints ({_COLUMNS}) SELECT ?, checkpoint_ns, "
-    "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
-    "FROM checkpoints WHERE thread_id = ?",
-    f"INSERT OR REPLACE INTO checkpoint_writes ({_WRITE_COLUMNS}) SELECT ?, "
-    "checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value "
-    "FROM checkpoint_writes WHERE thread_id = ?",
-)
-
-
-def delete_runs(cur: Cursor, run_ids: Sequence[str]) -> None:
-    """Delete the checkpoints of these runs (`metadata.run_id`) and their writes."""
-    for chunk in chunks(run_ids):
-        runs = f"json_extract(metadata, '$.run_id') IN ({','.join('?' * len(chunk))})"
-        cur.execute(
-            "DELETE FROM checkpoint_writes WHERE (thread_id, checkpoint_ns, "
-            "checkpoint_id) IN (SELECT thread_id, checkpoint_ns, checkpoint_id "
-            f"FROM checkpoints WHERE {runs})",
-            tuple(chunk),
-        )
-        cur.execute(f"DELETE FROM checkpoints WHERE {runs}", tuple(chunk))
-
-
-def keep_latest(cur: Cursor, loads: Loads, thread_id: str) -> None:
-    """Keep each namespace's latest checkpoint, and what its delta channels need.
-
-    A `DeltaChannel` that has not snapshotted at the latest checkpoint
-    (`counters_since_delta_snapshot`) is rebuilt from its ancestors' writes back
-    to the nearest stored value, so those ancestors and their writes stay.
-    """
-    for ns, latest in cur.execute(LATEST_PER_NAMESPACE, (thread_id,)).fetchall():
-        metadata = json.loads(
-            cur.execute(CHECKPOINT, (thread_id, ns, latest)).fetchone()[6]
-        )
-        pending = list(metadata.get("counters_since_delta_snapshot") or {})
-        chains, _ = walk(cur, loads, thread_id, ns, latest, pending)
-        keep = list(
-            dict.fromkeys([latest, *(c for chain in chains.values() for c in chain)])
-        )
-        where = (
-            "thread_id = ? AND checkpoint_ns = ? "
-            f"AND checkpoint_id NOT IN ({','.join('?' * len(keep))})"
-        )
-        for table in ("checkpoints", "checkpoint_writes"):
-            cur.execute(f"DELETE FROM {table} WHERE {where}", (thread_id, ns, *keep))
-
-
-# -- memory positions ---------------------------------------------------------
-
-# Where checkpoint ?3 of thread ?1, namespace ?2, put after parent ?4, stands:
-# its stamp, the last memory commit before its tasks wrote, is just before the
-# first commit by a task of the thread that ran from ?3 or a later checkpoint
-# (ids are time-ordered uuid6, so that commit came after the checkpoint was
-# made, even when LangGraph saved the checkpoint later), else the last commit;
-# none can precede the parent's stamp. And whether the namespace holds a
-# checkpoint newer than the parent (the put forks the thread's past).
-STAMP = (
-    "SELECT COALESCE(("
-    "SELECT MIN(seq) - 1 FROM commits "
-    "WHERE json_extract(labels, '$.thread_id') = ?1 "
-    "AND json_extract(labels, '$.checkpoint_id') >= ?3 "
-    "AND seq > COALESCE(("
-    f"SELECT json_extract(metadata, '$.{SEQ_KEY}') FROM checkpoints "
-    "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?4"
-    "), 0)"
-    "), (SELECT COALESCE(MAX(seq), 0) FROM commits)), "
-    "EXISTS (SELECT 1 FROM checkpoints "
-    "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id > ?4)"
-)
-# Versions grow with seq inside a scope: this reads only versions after `seq`.
-VERSION_AT = (
-    "SELECT version FROM commits WHERE scope = ? AND seq <= ? "
-    "ORDER BY version DESC LIMIT 1"
-)
-
-
-def stamp(
-    cur: Cursor, thread_id: str, ns: str, checkpoint_id: str, parent_id: str | None
-) -> tuple[int, bool]:
-    """Where a checkpoint about to be put stands: its memory stamp, and whether
-    its namespace already holds a checkpoint newer than its parent.
-
-    The stamp is the last memory commit before the checkpoint's tasks wrote.
-    LangGraph saves checkpoints in the background, so a node may have written
-    memory before its checkpoint is put. Its commits carry the thread and the
-    checkpoint they ran from, and the cut falls just before the first one from
-    this checkpoint or a later one, after the parent's stamp.
-    """
-    seq, newer = cur.execute(
-        STAMP, (thread_id, ns, checkpoint_id, parent_id)
-    ).fetchone()
-    return int(seq), bool(newer)
-
-
-def version_at(cur: Cursor, scope: str, seq: int) -> int:
-    """The version a scope (as stored text) had after commit `seq`; 0 before any."""
-    found = cur.execute(VERSION_AT, (scope, seq)).fetchone()
-    return int(found[0]) if found else 0
-
-
-# -- list ---------------------------------------------------------------------
 
 
 def canonical_json(value: Any) -> str:
@@ -373,8 +135,13 @@ def metadata_json(metadata: Mapping[str, Any]) -> str:
         raise InvalidValueError(f"checkpoint metadata must be JSON: {error}") from error
 
 
-def _path(key: str) -> str:
-    """A top-level metadata key as a JSON path (a bound parameter, never SQL)."""
+def check_key(key: str) -> str:
+    """A top-level metadata key a filter may name.
+
+    Raises:
+        InvalidFilterError: For an empty key, or one with quotes or control
+            characters.
+    """
     if (
         not isinstance(key, str)
         or not key
@@ -385,87 +152,429 @@ def _path(key: str) -> str:
             f"invalid metadata filter key {key!r}: use a non-empty key without "
             "quotes or control characters, e.g. 'source'"
         )
-    return f'$."{key}"'
+    return key
 
 
-def metadata_filter(filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
-    """SQL conditions matching metadata whose top-level keys equal the values.
+class CheckpointSQL:
+    """The checkpointer's statements and multi-statement reads, on SQLite.
 
-    Equality respects JSON types, like `==` on the decoded metadata except that
-    `True` never matches `1`; `None` also matches a missing key:
-
-        >>> metadata_filter({"source": "loop"})[0]
-        ["json_type(metadata, ?) IN ('text') AND json_extract(metadata, ?) = ?"]
-
-    Raises:
-        InvalidFilterError: For an unsafe key or a value that is not JSON.
+    A dialect for another database subclasses it and replaces the statement
+    texts (class attributes) and `metadata_filter`; the methods that run them
+    stay here, one copy for every database.
     """
-    conditions: list[str] = []
-    params: list[Any] = []
-    for key, value in filter.items():
-        path = _path(key)
-        if value is None:
-            conditions.append("COALESCE(json_type(metadata, ?), 'null') = 'null'")
-            params.append(path)
-            continue
-        if isinstance(value, bool):
-            conditions.append("json_type(metadata, ?) = ?")
-            params += [path, "true" if value else "false"]
-            continue
-        operand: Any = value
-        if isinstance(value, (int, float)):
-            kinds = "'integer', 'real'"
-        elif isinstance(value, str):
-            kinds = "'text'"
-        elif isinstance(value, (list, tuple, Mapping)):
-            kinds, operand = "'array', 'object'", canonical_json(value)
-        else:
-            raise InvalidFilterError(f"cannot filter metadata {key!r} by {value!r}")
-        conditions.append(
-            f"json_type(metadata, ?) IN ({kinds}) AND json_extract(metadata, ?) = ?"
+
+    MIGRATIONS: Sequence[Migration] = MIGRATIONS
+    TABLE = "checkpoints"
+    WRITES_TABLE = "checkpoint_writes"
+    SELECT = "SELECT {columns} FROM {checkpoints}"  # a `Row` per checkpoint
+
+    def __init__(self) -> None:
+        # The statements below name tables and column lists as `{checkpoints}`,
+        # `{writes}`, `{columns}`..., which each dialect's names fill in here.
+        names = {
+            "checkpoints": self.TABLE,
+            "writes": self.WRITES_TABLE,
+            "columns": COLUMNS,
+            "write_columns": WRITE_COLUMNS,
+            "seq_key": SEQ_KEY,
+        }
+        for name in dir(self):
+            text = getattr(self, name)
+            if not name.isupper() or name in ("TABLE", "WRITES_TABLE"):
+                continue
+            if isinstance(text, str):
+                setattr(self, name, text.format(**names))
+            elif isinstance(text, tuple):
+                setattr(self, name, tuple(part.format(**names) for part in text))
+        self.CHECKPOINT = (
+            f"{self.SELECT} "
+            "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
         )
-        params += [path, path, operand]
-    return conditions, params
+        self.LATEST = (
+            f"{self.SELECT} WHERE thread_id = ? AND checkpoint_ns = ? "
+            "ORDER BY checkpoint_id DESC LIMIT 1"
+        )
 
+    # -- checkpoints ----------------------------------------------------------
 
-def list_page(
-    *,
-    thread_id: str | None,
-    checkpoint_ns: str | None,
-    checkpoint_id: str | None,
-    filter: Mapping[str, Any] | None,
-    before: str | None,
-    after_key: Sequence[str] | None,
-    limit: int,
-) -> Statement:
-    """One page of `list`, newest first.
-
-    `after_key` is the previous page's last row as (checkpoint_id, thread_id,
-    checkpoint_ns); this page continues below it.
-    """
-    conditions: list[str] = []
-    params: list[Any] = []
-    for column, value in (
-        ("thread_id", thread_id),
-        ("checkpoint_ns", checkpoint_ns),
-        ("checkpoint_id", checkpoint_id),
-    ):
-        if value is not None:
-            conditions.append(f"{column} = ?")
-            params.append(value)
-    if filter:
-        more, more_params = metadata_filter(filter)
-        conditions += more
-        params += more_params
-    if before is not None:
-        conditions.append("checkpoint_id < ?")
-        params.append(before)
-    if after_key is not None:
-        conditions.append("(checkpoint_id, thread_id, checkpoint_ns) < (?, ?, ?)")
-        params += list(after_key)
-    where = f"WHERE {' AND '.join(conditions)} " if conditions else ""
-    return Statement(
-        f"SELECT {_COLUMNS} FROM checkpoints {where}"
-        "ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT ?",
-        (*params, limit),
+    LATEST_ID = (
+        "SELECT MAX(checkpoint_id) FROM {checkpoints} "
+        "WHERE thread_id = ? AND checkpoint_ns = ?"
     )
+    LATEST_PER_NAMESPACE = (
+        "SELECT checkpoint_ns, MAX(checkpoint_id) FROM {checkpoints} "
+        "WHERE thread_id = ? GROUP BY checkpoint_ns"
+    )
+    UPSERT = (
+        "INSERT OR REPLACE INTO {checkpoints} ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    )
+    # For `chronomem migrate`: whether any checkpoint is stored, and a copied
+    # checkpoint's metadata put back as the source holds it (its memory stamp).
+    ANY_CHECKPOINT = "SELECT EXISTS (SELECT 1 FROM {checkpoints})"
+    SET_METADATA = (
+        "UPDATE {checkpoints} SET metadata = ? "
+        "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
+    )
+
+    # The parent chain of one checkpoint, target first, then nearest ancestor
+    # first. `CROSS JOIN` keeps `chain` outside, so each step is one primary-key
+    # lookup. A re-put id can close the chain into a loop: `walk` stops on a
+    # repeated id, and SQLite computes recursive rows only as they are read.
+    ANCESTORS = (
+        "WITH RECURSIVE chain(checkpoint_id, parent_checkpoint_id, type, "
+        "checkpoint) AS ("
+        "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint "
+        "FROM {checkpoints} "
+        "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
+        "UNION ALL "
+        "SELECT c.checkpoint_id, c.parent_checkpoint_id, c.type, c.checkpoint "
+        "FROM chain CROSS JOIN {checkpoints} AS c "
+        "ON c.checkpoint_id = chain.parent_checkpoint_id "
+        "WHERE c.thread_id = ? AND c.checkpoint_ns = ?"
+        ") SELECT checkpoint_id, type, checkpoint FROM chain"
+    )
+
+    def row(
+        self, cur: Cursor, thread_id: str, ns: str, checkpoint_id: str | None
+    ) -> Row | None:
+        """One checkpoint row: the one named, else the latest of the namespace."""
+        if checkpoint_id:
+            found = cur.execute(
+                self.CHECKPOINT, (thread_id, ns, checkpoint_id)
+            ).fetchone()
+        else:
+            found = cur.execute(self.LATEST, (thread_id, ns)).fetchone()
+        return cast("Row | None", found)
+
+    def save(
+        self,
+        cur: Cursor,
+        columns: Sequence[Any],
+        metadata: Mapping[str, Any],
+        seq: int,
+    ) -> None:
+        """Write a checkpoint row: `columns` up to the metadata, then the
+        metadata with its memory position `seq`.
+
+        Raises:
+            InvalidValueError: If the metadata is not JSON (nothing is written).
+        """
+        cur.execute(self.UPSERT, (*columns, metadata_json({**metadata, SEQ_KEY: seq})))
+
+    def latest_id(self, cur: Cursor, thread_id: str, ns: str) -> str | None:
+        """The id of the namespace's latest checkpoint (ids are time-ordered)."""
+        found = cur.execute(self.LATEST_ID, (thread_id, ns)).fetchone()
+        return cast("str | None", found[0])
+
+    # -- pending writes -------------------------------------------------------
+
+    # In `writes_sort_key` order, (task_path, task_id, idx): SQLite compares
+    # TEXT byte by byte, and UTF-8 byte order is code point order, as in Python.
+    WRITES = (
+        "SELECT task_id, channel, type, value FROM {writes} "
+        "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
+        "ORDER BY task_path, task_id, idx"
+    )
+    # Special channels (errors, interrupts…) replace; a retried task's regular
+    # writes keep the first copy, as in LangGraph's savers.
+    REPLACE_WRITE = (
+        "INSERT OR REPLACE INTO {writes} ({write_columns}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    )
+    KEEP_WRITE = REPLACE_WRITE.replace("OR REPLACE", "OR IGNORE")
+
+    def writes(self, cur: Cursor, row: Row) -> list[Write]:
+        """The pending writes of a checkpoint row, in `writes_sort_key` order."""
+        return cast("list[Write]", cur.execute(self.WRITES, row[:3]).fetchall())
+
+    def channel_writes(
+        self,
+        cur: Cursor,
+        thread_id: str,
+        ns: str,
+        channel: str,
+        checkpoint_ids: Sequence[str],
+    ) -> list[tuple[str, str, str, bytes]]:
+        """One channel's writes at the given checkpoints: (checkpoint_id,
+        task_id, type, value), each checkpoint's in `writes_sort_key` order."""
+        found = []
+        for chunk in chunks(checkpoint_ids):
+            found += cur.execute(
+                f"SELECT checkpoint_id, task_id, type, value FROM {self.WRITES_TABLE} "
+                "WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? "
+                f"AND checkpoint_id IN ({','.join('?' * len(chunk))}) "
+                "ORDER BY task_path, task_id, idx",
+                (thread_id, ns, channel, *chunk),
+            ).fetchall()
+        return found
+
+    def walk(
+        self,
+        cur: Cursor,
+        loads: Loads,
+        thread_id: str,
+        ns: str,
+        target: str,
+        channels: Sequence[str],
+    ) -> tuple[dict[str, list[str]], dict[str, Any]]:
+        """Walk `target`'s parents, per channel, to the nearest stored value.
+
+        Returns each channel's ancestors visited (nearest first; the one
+        holding the value included) and the values found (the seeds). Each
+        ancestor is decoded once, whatever the number of channels.
+        """
+        chains: dict[str, list[str]] = {channel: [] for channel in channels}
+        seeds: dict[str, Any] = {}
+        active = set(channels)
+        walked: set[str] = set()
+        rows = cur.execute(self.ANCESTORS, (thread_id, ns, target, thread_id, ns))
+        for checkpoint_id, kind, blob in rows:
+            if not walked:  # the target itself: its writes are still pending
+                walked.add(checkpoint_id)
+                continue
+            if not active or checkpoint_id in walked:
+                break
+            walked.add(checkpoint_id)
+            for channel in active:
+                chains[channel].append(checkpoint_id)
+            values = loads((kind, blob)).get("channel_values") or {}
+            for channel in [c for c in active if c in values]:
+                seeds[channel] = values[channel]
+                active.discard(channel)
+        return chains, seeds
+
+    # -- whole threads --------------------------------------------------------
+
+    DELETE_THREAD = (
+        "DELETE FROM {checkpoints} WHERE thread_id = ?",
+        "DELETE FROM {writes} WHERE thread_id = ?",
+    )
+    COPY_THREAD = (
+        "INSERT OR REPLACE INTO {checkpoints} ({columns}) SELECT ?, checkpoint_ns, "
+        "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
+        "FROM {checkpoints} WHERE thread_id = ?",
+        "INSERT OR REPLACE INTO {writes} ({write_columns}) SELECT ?, "
+        "checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, "
+        "value FROM {writes} WHERE thread_id = ?",
+    )
+    RUN_ID = "json_extract(metadata, '$.run_id')"  # what `checkpoints_by_run` holds
+
+    def delete_runs(self, cur: Cursor, run_ids: Sequence[str]) -> None:
+        """Delete the checkpoints of these runs (`metadata.run_id`) and their
+        writes."""
+        for chunk in chunks(run_ids):
+            runs = f"{self.RUN_ID} IN ({','.join('?' * len(chunk))})"
+            cur.execute(
+                f"DELETE FROM {self.WRITES_TABLE} WHERE (thread_id, checkpoint_ns, "
+                "checkpoint_id) IN (SELECT thread_id, checkpoint_ns, checkpoint_id "
+                f"FROM {self.TABLE} WHERE {runs})",
+                tuple(chunk),
+            )
+            cur.execute(f"DELETE FROM {self.TABLE} WHERE {runs}", tuple(chunk))
+
+    def delete_thread(self, cur: Cursor, thread_id: str) -> None:
+        """Delete a thread's checkpoints and writes."""
+        for statement in self.DELETE_THREAD:
+            cur.execute(statement, (thread_id,))
+
+    def copy_thread(self, cur: Cursor, source: str, target: str) -> None:
+        """Copy a thread's checkpoints and writes to another thread id."""
+        for statement in self.COPY_THREAD:
+            cur.execute(statement, (target, source))
+
+    def keep_latest(self, cur: Cursor, loads: Loads, thread_id: str) -> None:
+        """Keep each namespace's latest checkpoint, and what its delta channels
+        need.
+
+        A `DeltaChannel` that has not snapshotted at the latest checkpoint
+        (`counters_since_delta_snapshot`) is rebuilt from its ancestors' writes
+        back to the nearest stored value, so those ancestors and their writes
+        stay.
+        """
+        latest_per_ns = cur.execute(self.LATEST_PER_NAMESPACE, (thread_id,))
+        for ns, latest in latest_per_ns.fetchall():
+            metadata = json.loads(
+                cur.execute(self.CHECKPOINT, (thread_id, ns, latest)).fetchone()[6]
+            )
+            pending = list(metadata.get("counters_since_delta_snapshot") or {})
+            chains, _ = self.walk(cur, loads, thread_id, ns, latest, pending)
+            keep = list(
+                dict.fromkeys(
+                    [latest, *(c for chain in chains.values() for c in chain)]
+                )
+            )
+            where = (
+                "thread_id = ? AND checkpoint_ns = ? "
+                f"AND checkpoint_id NOT IN ({','.join('?' * len(keep))})"
+            )
+            for table in (self.TABLE, self.WRITES_TABLE):
+                cur.execute(
+                    f"DELETE FROM {table} WHERE {where}", (thread_id, ns, *keep)
+                )
+
+    # -- memory positions -----------------------------------------------------
+
+    # Where checkpoint ?3 of thread ?1, namespace ?2, put after parent ?4,
+    # stands: its stamp, the last memory commit before its tasks wrote, is just
+    # before the first commit by a task of the thread that ran from ?3 or a
+    # later checkpoint (ids are time-ordered uuid6, so that commit came after
+    # the checkpoint was made, even when LangGraph saved the checkpoint later),
+    # else the last commit; none can precede the parent's stamp. And whether
+    # the namespace holds a checkpoint newer than the parent (the put forks the
+    # thread's past).
+    STAMP = (
+        "SELECT COALESCE(("
+        "SELECT MIN(seq) - 1 FROM commits "
+        "WHERE json_extract(labels, '$.thread_id') = ?1 "
+        "AND json_extract(labels, '$.checkpoint_id') >= ?3 "
+        "AND seq > COALESCE(("
+        "SELECT json_extract(metadata, '$.{seq_key}') FROM {checkpoints} "
+        "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?4"
+        "), 0)"
+        "), (SELECT COALESCE(MAX(seq), 0) FROM commits)), "
+        "EXISTS (SELECT 1 FROM {checkpoints} "
+        "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id > ?4)"
+    )
+    # Versions grow with seq inside a scope: this reads only versions after `seq`.
+    VERSION_AT = (
+        "SELECT version FROM commits WHERE scope = ? AND seq <= ? "
+        "ORDER BY version DESC LIMIT 1"
+    )
+
+    def stamp(
+        self,
+        cur: Cursor,
+        thread_id: str,
+        ns: str,
+        checkpoint_id: str,
+        parent_id: str | None,
+    ) -> tuple[int, bool]:
+        """Where a checkpoint about to be put stands: its memory stamp, and
+        whether its namespace already holds a checkpoint newer than its parent.
+
+        The stamp is the last memory commit before the checkpoint's tasks
+        wrote. LangGraph saves checkpoints in the background, so a node may
+        have written memory before its checkpoint is put. Its commits carry the
+        thread and the checkpoint they ran from, and the cut falls just before
+        the first one from this checkpoint or a later one, after the parent's
+        stamp.
+        """
+        seq, newer = cur.execute(
+            self.STAMP, (thread_id, ns, checkpoint_id, parent_id)
+        ).fetchone()
+        return int(seq), bool(newer)
+
+    def put(
+        self,
+        cur: Cursor,
+        columns: Sequence[Any],
+        metadata: Mapping[str, Any],
+        *,
+        unless_newer: bool,
+    ) -> tuple[int, bool]:
+        """`stamp` a checkpoint and `save` it with its stamp; with
+        `unless_newer`, not when its namespace holds a checkpoint newer than
+        its parent (a fork, which the caller may rewind first). `columns` are
+        `save`'s. Returns `stamp`'s answer.
+
+        Raises:
+            InvalidValueError: If the metadata is not JSON (nothing is written).
+        """
+        seq, newer = self.stamp(cur, *columns[:4])
+        if not (unless_newer and newer):
+            self.save(cur, columns, metadata, seq)
+        return seq, newer
+
+    def version_at(self, cur: Cursor, scope: str, seq: int) -> int:
+        """The version a scope (as stored text) had after commit `seq`; 0
+        before any."""
+        found = cur.execute(self.VERSION_AT, (scope, seq)).fetchone()
+        return int(found[0]) if found else 0
+
+    # -- list -----------------------------------------------------------------
+
+    def metadata_filter(self, filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+        """SQL conditions matching metadata whose top-level keys equal the values.
+
+        Equality respects JSON types, like `==` on the decoded metadata except
+        that `True` never matches `1`; `None` also matches a missing key:
+
+            >>> SQLITE.metadata_filter({"source": "loop"})[0]
+            ["json_type(metadata, ?) IN ('text') AND json_extract(metadata, ?) = ?"]
+
+        Raises:
+            InvalidFilterError: For an unsafe key or a value that is not JSON.
+        """
+        conditions: list[str] = []
+        params: list[Any] = []
+        for key, value in filter.items():
+            path = f'$."{check_key(key)}"'  # a bound parameter, never SQL
+            if value is None:
+                conditions.append("COALESCE(json_type(metadata, ?), 'null') = 'null'")
+                params.append(path)
+                continue
+            if isinstance(value, bool):
+                conditions.append("json_type(metadata, ?) = ?")
+                params += [path, "true" if value else "false"]
+                continue
+            operand: Any = value
+            if isinstance(value, (int, float)):
+                kinds = "'integer', 'real'"
+            elif isinstance(value, str):
+                kinds = "'text'"
+            elif isinstance(value, (list, tuple, Mapping)):
+                kinds, operand = "'array', 'object'", canonical_json(value)
+            else:
+                raise InvalidFilterError(f"cannot filter metadata {key!r} by {value!r}")
+            conditions.append(
+                f"json_type(metadata, ?) IN ({kinds}) AND json_extract(metadata, ?) = ?"
+            )
+            params += [path, path, operand]
+        return conditions, params
+
+    def list_page(
+        self,
+        *,
+        thread_id: str | None,
+        checkpoint_ns: str | None,
+        checkpoint_id: str | None,
+        filter: Mapping[str, Any] | None,
+        before: str | None,
+        after_key: Sequence[str] | None,
+        limit: int,
+    ) -> Statement:
+        """One page of `list`, newest first.
+
+        `after_key` is the previous page's last row as (checkpoint_id,
+        thread_id, checkpoint_ns); this page continues below it.
+        """
+        conditions: list[str] = []
+        params: list[Any] = []
+        for column, value in (
+            ("thread_id", thread_id),
+            ("checkpoint_ns", checkpoint_ns),
+            ("checkpoint_id", checkpoint_id),
+        ):
+            if value is not None:
+                conditions.append(f"{column} = ?")
+                params.append(value)
+        if filter:
+            more, more_params = self.metadata_filter(filter)
+            conditions += more
+            params += more_params
+        if before is not None:
+            conditions.append("checkpoint_id < ?")
+            params.append(before)
+        if after_key is not None:
+            conditions.append("(checkpoint_id, thread_id, checkpoint_ns) < (?, ?, ?)")
+            params += list(after_key)
+        where = f"WHERE {' AND '.join(conditions)} " if conditions else ""
+        return Statement(
+            f"{self.SELECT} {where}"
+            "ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC "
+            "LIMIT ?",
+            (*params, limit),
+        )
+
+
+SQLITE = CheckpointSQL()

@@ -1,7 +1,8 @@
 """`ChronoCheckpointer`: LangGraph checkpoints kept in step with memory.
 
-Checkpoints live in the same SQLite file as the versioned memory log, and every
-checkpoint records where memory stood (`metadata["chronomem_seq"]`). When a thread
+Checkpoints live in the store's own database, next to the versioned memory log
+(its SQLite file, or its PostgreSQL database and pool), and every checkpoint
+records where memory stood (`metadata["chronomem_seq"]`). When a thread
 travels back in time (a replay or a fork from an earlier checkpoint), the thread's
 memory scope is rolled back to the version it had there, before any replayed node
 reads it, so the replay sees what the original run saw:
@@ -77,15 +78,14 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.runtime import Runtime
 
 from langgraph_chronomem import _checkpoint_sql as sql
+from langgraph_chronomem._checkpoint_pg import dialect_for
 from langgraph_chronomem.context import commit_context
 from langgraph_chronomem.engine.base import LogTransaction, scope_text
 from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Commit, Namespace
 from langgraph_chronomem.errors import (
     ConfigError,
     ScopeError,
-    UnsupportedError,
     VersionError,
     VersionNotFound,
 )
@@ -100,13 +100,6 @@ logger = logging.getLogger(__name__)
 TimeTravel = Literal["rewind", "keep"]
 SEQ_KEY = sql.SEQ_KEY
 TIME_TRAVEL_AUTHOR = "time-travel"
-NO_PG_CHECKPOINTER = (
-    "ChronoCheckpointer is not yet on PostgreSQL (its checkpoints live in the "
-    "store's SQLite file): keep the store on PostgreSQL and compile the graph "
-    "with another checkpointer meanwhile, e.g. LangGraph's PostgresSaver on the "
-    "same database; the checkpoints are then not stamped with memory versions, "
-    "so a replay does not rewind memory"
-)
 # LangGraph's run config keys (CONFIG_KEY_RUNTIME, CONFIG_KEY_TASK_ID): a
 # `get_tuple` with the run's `Runtime` but outside any task is a graph run opening
 # that checkpoint; `get_state` has no runtime, and a node's config has a task.
@@ -200,7 +193,6 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             `on_time_travel`, or a malformed template.
         ScopeError: With `"rewind"`, when a template placeholder lies outside the
             store's scope (a rewind would reach other users' memory).
-        UnsupportedError: For a store on PostgreSQL (not yet supported).
     """
 
     def __init__(
@@ -214,8 +206,6 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         super().__init__(serde=serde)
         if not isinstance(store, ChronoStore):
             raise ConfigError(f"ChronoCheckpointer needs a ChronoStore, got {store!r}")
-        if not isinstance(store._engine, SqliteEngine):
-            raise UnsupportedError(NO_PG_CHECKPOINTER)
         if on_time_travel not in ("rewind", "keep"):
             raise ConfigError(
                 f"on_time_travel must be 'rewind' or 'keep', not {on_time_travel!r}"
@@ -231,11 +221,12 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         self.memory_namespace = template
         self.on_time_travel = on_time_travel
         self._engine: LogEngine = store._engine
+        self._sql = dialect_for(self._engine)
         # thread_id -> the past checkpoint a run opened and `get_tuple` rewound
         # for: the run's first put from there must not rewind a second time.
         self._rewound: dict[str, str] = {}
         self._rewound_lock = threading.Lock()
-        self._engine.migrate(sql.MIGRATIONS)
+        self._engine.migrate(self._sql.MIGRATIONS)
 
     # -- reading ---------------------------------------------------------------
 
@@ -246,7 +237,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         metadata: dict[str, Any] | None = None,
     ) -> CheckpointTuple:
         """The tuple of a checkpoint row; `metadata` when already decoded."""
-        thread_id, ns, checkpoint_id, parent_id, kind, blob, text = row
+        thread_id, ns, checkpoint_id, parent_id, kind, blob, text = row[:7]
         return CheckpointTuple(
             config=_config(thread_id, ns, checkpoint_id),
             checkpoint=self.serde.loads_typed((kind, blob)),
@@ -280,11 +271,11 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         )
         metadata = rewind = None
         with self._engine.transaction(write=False) as tx:
-            row = sql.row(tx.cur, thread_id, ns, checkpoint_id)
+            row = self._sql.row(tx.cur, thread_id, ns, checkpoint_id)
             if row is None:
                 return None
-            writes = tx.cur.execute(sql.WRITES, row[:3]).fetchall()
-            travels = opens_run and sql.latest_id(tx.cur, thread_id, ns) != row[2]
+            writes = self._sql.writes(tx.cur, row)
+            travels = opens_run and self._sql.latest_id(tx.cur, thread_id, ns) != row[2]
             if travels:
                 metadata = json.loads(row[6])
                 rewind = self._rewind_target(tx, config, row[2], metadata)
@@ -326,7 +317,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             "filter": filter,
             "before": get_checkpoint_id(before) if before else None,
         }
-        sql.list_page(**where, after_key=None, limit=1)  # a bad filter fails now
+        self._sql.list_page(**where, after_key=None, limit=1)  # a bad filter fails now
         return self._pages(where, limit)
 
     def _pages(
@@ -336,10 +327,10 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         left = limit
         while left is None or left > 0:
             size = _PAGE if left is None else min(_PAGE, left)
-            page = sql.list_page(**where, after_key=after_key, limit=size)
+            page = self._sql.list_page(**where, after_key=after_key, limit=size)
             with self._engine.transaction(write=False) as tx:
                 rows = tx.cur.execute(*page).fetchall()
-                writes = [tx.cur.execute(sql.WRITES, r[:3]).fetchall() for r in rows]
+                writes = [self._sql.writes(tx.cur, r) for r in rows]
             for row, row_writes in zip(rows, writes, strict=True):
                 yield self._tuple(row, row_writes)
             if len(rows) < size:
@@ -364,12 +355,14 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         seeds: dict[str, Any] = {}
         rows: dict[str, list[tuple[str, str, str, bytes]]] = {}
         with self._engine.transaction(write=False) as tx:
-            target = checkpoint_id or sql.latest_id(tx.cur, thread_id, ns)
+            target = checkpoint_id or self._sql.latest_id(tx.cur, thread_id, ns)
             if target is not None:
                 loads = self.serde.loads_typed
-                chains, seeds = sql.walk(tx.cur, loads, thread_id, ns, target, channels)
+                chains, seeds = self._sql.walk(
+                    tx.cur, loads, thread_id, ns, target, channels
+                )
             for channel, chain in chains.items():
-                rows[channel] = sql.channel_writes(
+                rows[channel] = self._sql.channel_writes(
                     tx.cur, thread_id, ns, channel, chain
                 )
         history: dict[str, DeltaChannelHistory] = {}
@@ -411,7 +404,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         thread_id, ns, parent_id = _address(config)
         meta: dict[str, Any] = dict(get_checkpoint_metadata(config, metadata))
         kind, blob = self.serde.dumps_typed(checkpoint)
-        address = (thread_id, ns, checkpoint["id"], parent_id)
+        columns = (thread_id, ns, checkpoint["id"], parent_id, kind, blob)
         forks = self._rewinds(ns, parent_id)
         if forks:
             with self._rewound_lock:
@@ -420,18 +413,17 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                     forks = False
         rewind = None
         with self._engine.transaction(write=True) as tx:
-            seq, newer = sql.stamp(tx.cur, *address)
+            seq, newer = self._sql.put(tx.cur, columns, meta, unless_newer=forks)
             if forks and newer:  # the parent is not the thread's latest
                 rewind = self._fork_rewind(tx, config, thread_id, parent_id)
-            if rewind is None:
-                sql.save(tx.cur, (*address, kind, blob), meta, seq)
+                if rewind is None:
+                    self._sql.save(tx.cur, columns, meta, seq)
         if rewind is not None:  # memory first: the checkpoint's stamp follows it
             assert parent_id is not None
             sql.metadata_json(meta)  # bad metadata changes nothing, memory too
             self._rewind(thread_id, parent_id, *rewind)
             with self._engine.transaction(write=True) as tx:
-                seq, _ = sql.stamp(tx.cur, *address)
-                sql.save(tx.cur, (*address, kind, blob), meta, seq)
+                self._sql.put(tx.cur, columns, meta, unless_newer=False)
         return _config(thread_id, ns, checkpoint["id"])
 
     def put_writes(
@@ -453,25 +445,25 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             for idx, (channel, value) in enumerate(writes)
         ]
         with self._engine.transaction(write=True) as tx:
-            tx.cur.executemany(sql.REPLACE_WRITE if special else sql.KEEP_WRITE, rows)
+            tx.cur.executemany(
+                self._sql.REPLACE_WRITE if special else self._sql.KEEP_WRITE, rows
+            )
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete a thread's checkpoints and writes (its memory stays)."""
         with self._engine.transaction(write=True) as tx:
-            for statement in sql.DELETE_THREAD:
-                tx.cur.execute(statement, (str(thread_id),))
+            self._sql.delete_thread(tx.cur, str(thread_id))
 
     def delete_for_runs(self, run_ids: Sequence[str]) -> None:
         """Delete the checkpoints and writes of these runs (`metadata["run_id"]`)."""
         with self._engine.transaction(write=True) as tx:
-            sql.delete_runs(tx.cur, [str(run_id) for run_id in run_ids])
+            self._sql.delete_runs(tx.cur, [str(run_id) for run_id in run_ids])
 
     def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
         """Copy a thread's checkpoints and writes, whole parent chains, to another."""
-        ids = (str(target_thread_id), str(source_thread_id))
+        ids = (str(source_thread_id), str(target_thread_id))
         with self._engine.transaction(write=True) as tx:
-            for statement in sql.COPY_THREAD:
-                tx.cur.execute(statement, ids)
+            self._sql.copy_thread(tx.cur, *ids)
 
     def prune(
         self, thread_ids: Sequence[str], *, strategy: str = "keep_latest"
@@ -492,10 +484,9 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         with self._engine.transaction(write=True) as tx:
             for thread_id in map(str, thread_ids):
                 if strategy == "keep_latest":
-                    sql.keep_latest(tx.cur, self.serde.loads_typed, thread_id)
+                    self._sql.keep_latest(tx.cur, self.serde.loads_typed, thread_id)
                 else:
-                    for statement in sql.DELETE_THREAD:
-                        tx.cur.execute(statement, (thread_id,))
+                    self._sql.delete_thread(tx.cur, thread_id)
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """The next channel version: a zero-padded counter and a random tiebreak,
@@ -535,7 +526,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         """
         thread_id, ns, checkpoint_id = _address(config)
         with self._engine.transaction(write=False) as tx:
-            row = sql.row(tx.cur, thread_id, ns, checkpoint_id)
+            row = self._sql.row(tx.cur, thread_id, ns, checkpoint_id)
         if row is None:
             where = f" in namespace {ns!r}" if ns else ""
             raise VersionNotFound(
@@ -556,7 +547,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             else check_scope(scope, depth)
         )
         with self._engine.transaction(write=False) as tx:
-            return sql.version_at(tx.cur, scope_text(sc), stamp)
+            return self._sql.version_at(tx.cur, scope_text(sc), stamp)
 
     def _scope(self, config: RunnableConfig, metadata: Mapping[str, Any]) -> Namespace:
         """The thread's memory scope: the template filled from the run config.
@@ -587,7 +578,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
     ) -> tuple[Namespace, int] | None:
         """The rewind a root checkpoint put after `parent_id`, which is not its
         thread's latest, needs: none when memory already reads the same."""
-        parent = sql.row(tx.cur, thread_id, "", parent_id)
+        parent = self._sql.row(tx.cur, thread_id, "", parent_id)
         if parent is None:
             return None
         return self._rewind_target(tx, config, parent[2], json.loads(parent[6]))
@@ -608,7 +599,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                 "checkpoint %s has no %s: memory not rewound", checkpoint_id, SEQ_KEY
             )
             return None
-        target = sql.version_at(tx.cur, scope_text(scope), stamp)
+        target = self._sql.version_at(tx.cur, scope_text(scope), stamp)
         head = tx.head(scope)
         if head == target or not tx.diff(scope, target, head):
             return None

@@ -3,6 +3,9 @@
     store, checkpointer = open_chronomem("./memory", scope_depth=2)
     graph = builder.compile(store=store, checkpointer=checkpointer)
 
+A `postgresql://` URL opens both on that database instead: one pool, the
+checkpoints next to the memory log, any number of servers sharing them.
+
 `shared_chronomem` is what a LangGraph server deployment's `langgraph.json` points
 at (see `langgraph.json` at the repository root, and the docs).
 """
@@ -19,12 +22,7 @@ from typing import Any
 
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from langgraph_chronomem.checkpoint import (
-    NO_PG_CHECKPOINTER,
-    ChronoCheckpointer,
-    TimeTravel,
-)
-from langgraph_chronomem.errors import UnsupportedError
+from langgraph_chronomem.checkpoint import ChronoCheckpointer, TimeTravel
 from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.store import ChronoStore, is_conn_string
 
@@ -39,7 +37,8 @@ def open_chronomem(
     serde: SerializerProtocol | None = None,
     **store_kwargs: Any,
 ) -> tuple[ChronoStore, ChronoCheckpointer]:
-    """Open the store and its checkpointer on one directory: one database, one lock.
+    """Open the store and its checkpointer on one database: a directory, or a
+    PostgreSQL URL.
 
         >>> import tempfile
         >>> store, checkpointer = open_chronomem(tempfile.mkdtemp(), scope_depth=2)
@@ -47,29 +46,34 @@ def open_chronomem(
         True
         >>> store.close()  # closes the checkpointer's database too
 
-    A PostgreSQL URL raises `UnsupportedError` before connecting: the store
-    runs there (`ChronoStore.from_conn_string`), the checkpointer not yet.
+    On PostgreSQL the pair shares the store's connection pool, and the
+    checkpoints live in the memory log's database, so a replay rewinds memory
+    there as it does on SQLite:
 
-        >>> open_chronomem("postgresql://app@db-host/memories")  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        langgraph_chronomem.errors.UnsupportedError: ChronoCheckpointer is not yet ...
+        store, checkpointer = open_chronomem(
+            "postgresql://app@db-host/memories", scope_depth=2, max_connections=20
+        )
 
     Args:
-        path: The store's directory (see `ChronoStore.from_path`).
+        path: The store's directory (see `ChronoStore.from_path`), or a
+            `postgresql://` URL (see `ChronoStore.from_conn_string`).
         memory_namespace: See `ChronoCheckpointer`.
         on_time_travel: See `ChronoCheckpointer`.
         serde: See `ChronoCheckpointer`.
         **store_kwargs: For `ChronoStore.from_path` (`scope_depth`, `index`,
-            `ttl`…).
+            `ttl`…), or for a URL `ChronoStore.from_conn_string` (the same, and
+            `chroma_client`, `chroma_path`, `max_connections`).
 
     Raises:
-        ConfigError: As `ChronoStore.from_path` and `ChronoCheckpointer`.
+        ConfigError: As `ChronoStore.from_path` / `from_conn_string` and
+            `ChronoCheckpointer`.
         ScopeError: As `ChronoCheckpointer`.
-        UnsupportedError: For a `postgresql://` URL; nothing is opened.
+        StorageError: If the PostgreSQL server cannot be reached.
     """
-    _refuse_postgres(path)
-    store = ChronoStore.from_path(path, **store_kwargs)
+    if is_conn_string(path):
+        store = ChronoStore.from_conn_string(str(path), **store_kwargs)
+    else:
+        store = ChronoStore.from_path(path, **store_kwargs)
     try:
         checkpointer = ChronoCheckpointer(
             store,
@@ -83,26 +87,18 @@ def open_chronomem(
     return store, checkpointer
 
 
-def _refuse_postgres(location: str | Path) -> None:
-    if is_conn_string(location):
-        raise UnsupportedError(
-            f"{NO_PG_CHECKPOINTER}. For the store alone: "
-            "ChronoStore.from_conn_string(url)"
-        )
-
-
 @dataclass
 class _Opened:
     pair: tuple[ChronoStore, ChronoCheckpointer]
     users: int = 0
 
 
-_OPENED: dict[Path, _Opened] = {}
+_OPENED: dict[Path | str, _Opened] = {}
 _OPENED_LOCK = threading.Lock()
 
 
 def _acquire(
-    path: Path, kwargs: dict[str, Any]
+    path: Path | str, kwargs: dict[str, Any]
 ) -> tuple[ChronoStore, ChronoCheckpointer]:
     with _OPENED_LOCK:
         if path not in _OPENED:
@@ -111,7 +107,7 @@ def _acquire(
         return _OPENED[path].pair
 
 
-def _release(path: Path) -> None:
+def _release(path: Path | str) -> None:
     with _OPENED_LOCK:
         opened = _OPENED[path]
         opened.users -= 1
@@ -124,7 +120,8 @@ def _release(path: Path) -> None:
 async def shared_chronomem(
     path: str | Path, **kwargs: Any
 ) -> AsyncIterator[tuple[ChronoStore, ChronoCheckpointer]]:
-    """`open_chronomem` once per directory and process, however often it is entered.
+    """`open_chronomem` once per directory (or URL) and process, however often it
+    is entered.
 
     For LangGraph server deployments: `langgraph.json` names the store and the
     checkpointer as two async context managers, which the server loads as
@@ -140,15 +137,17 @@ async def shared_chronomem(
         >>> asyncio.run(both(tempfile.mkdtemp()))
         True
 
+    On PostgreSQL the pair is keyed by the URL as written, and each worker
+    process opens its own pool (`max_connections` each).
+
     Args:
-        path: The store's directory.
+        path: The store's directory, or a `postgresql://` URL.
         **kwargs: For `open_chronomem`.
 
     Raises:
-        UnsupportedError: For a `postgresql://` URL, as `open_chronomem`.
+        ConfigError, ScopeError, StorageError: As `open_chronomem`.
     """
-    _refuse_postgres(path)
-    key = Path(path).resolve()
+    key = str(path) if is_conn_string(path) else Path(path).resolve()
     pair = await asyncio.to_thread(_acquire, key, kwargs)
     try:
         yield pair

@@ -293,9 +293,9 @@ def test_an_older_checkpoint_schema_upgrades_and_still_finds_runs(
         for n, run in enumerate(["run-a", "run-b", None, "run-a"]):
             meta = {"step": n, **({"run_id": run} if run else {})}
             row = ("t1", "", f"c{n}", None, *serde.dumps_typed(generate_checkpoint()))
-            tx.cur.execute(sql.UPSERT, (*row, json.dumps(meta)))
+            tx.cur.execute(sql.SQLITE.UPSERT, (*row, json.dumps(meta)))
             write = ("t1", "", f"c{n}", "task", "", 0, "ch", *serde.dumps_typed(n))
-            tx.cur.execute(sql.KEEP_WRITE, write)
+            tx.cur.execute(sql.SQLITE.KEEP_WRITE, write)
     checkpointer = ChronoCheckpointer(store)
     checkpointer.delete_for_runs(["run-a"])
     assert [t.metadata["step"] for t in checkpointer.list(None)] == [2, 1]

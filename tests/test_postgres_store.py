@@ -4,8 +4,8 @@ A real private server (tests/pg.py) and real psycopg throughout. LangGraph's
 store contract (tests/test_compat.py), the differences ChronoStore keeps on
 purpose (tests/test_store_contract.py) and the graph tests (tests/test_graph.py)
 run here unchanged on `ChronoStore.from_conn_string`; the rest is what opening
-a store by URL adds: routing (`from_path`, `open_chronomem`), the typed error
-for the checkpointer that is not yet on PostgreSQL, Chroma for `index=`, the
+a store by URL adds: routing (`from_path`, `open_chronomem`), the checkpointer
+beside it, Chroma for `index=`, the
 `chronomem` command line given a URL, and importing the package without psycopg.
 """
 
@@ -39,7 +39,7 @@ from langgraph_chronomem import (
 )
 from langgraph_chronomem.cli import main
 from langgraph_chronomem.engine import PostgresEngine
-from langgraph_chronomem.errors import UnsupportedError, VersionNotFound
+from langgraph_chronomem.errors import VersionNotFound
 from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_compat import (  # noqa: F401  (LangGraph's contract, run here)
     Driver,
@@ -293,38 +293,42 @@ def test_reopened_without_a_chroma_it_reads_and_writes_and_catches_up_later(
         assert sorted(i.key for i in found) == ["a", "b"]
 
 
-# -- the checkpointer is not yet on PostgreSQL ---------------------------------------
+# -- the checkpointer beside the store (tests/test_postgres_checkpoint.py for more) ---
 
 
-def test_open_chronomem_on_a_url_raises_and_touches_nothing(
+def test_open_chronomem_on_a_url_opens_the_pair_there_and_nothing_local(
     url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(UnsupportedError, match="from_conn_string") as raised:
-        open_chronomem(url, scope_depth=2)
-    assert isinstance(raised.value, NotImplementedError)
+    store, saver = open_chronomem(url, scope_depth=2)
+    with store:
+        assert saver.store is store
+        assert isinstance(store._engine, PostgresEngine)
     assert list(tmp_path.iterdir()) == [], "no local directory named postgresql:"
-    assert _tables(url) == [], "nothing was created in the database"
+    assert {"commits", "chronomem_checkpoints"} <= set(_tables(url))
 
 
-async def test_shared_chronomem_on_a_url_raises_and_touches_nothing(
+async def test_shared_chronomem_on_a_url_opens_the_pair_there_and_nothing_local(
     url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(UnsupportedError):
-        async with shared_chronomem(url, scope_depth=2):
-            pass
+    async with shared_chronomem(url, scope_depth=2) as (store, saver):
+        assert saver.store is store
+        assert isinstance(store._engine, PostgresEngine)
     assert list(tmp_path.iterdir()) == []
-    assert _tables(url) == []
+    assert {"commits", "chronomem_checkpoints"} <= set(_tables(url))
 
 
-def test_a_checkpointer_over_a_postgres_store_is_refused(
+def test_a_checkpointer_over_a_postgres_store_adds_only_its_tables(
     store: ChronoStore, url: str
 ) -> None:
     before = _tables(url)
-    with pytest.raises(UnsupportedError, match="PostgresSaver"):
-        ChronoCheckpointer(store)
-    assert _tables(url) == before, "no checkpoint table was made"
+    ChronoCheckpointer(store)
+    ChronoCheckpointer(store)  # the migration runs once; a second saver reuses it
+    assert sorted(set(_tables(url)) - set(before)) == [
+        "chronomem_checkpoint_writes",
+        "chronomem_checkpoints",
+    ]
 
 
 def _tables(url: str) -> list[str]:

@@ -1,0 +1,259 @@
+"""The checkpointer's SQL on PostgreSQL: what differs from SQLite's (`_checkpoint_sql`).
+
+The tables are LangGraph's `PostgresSaver`'s shapes with one difference: a
+checkpoint is one `BYTEA` blob, as `ChronoCheckpointer` serializes it on
+SQLite, not split into per-channel blobs. Metadata is `JSONB`. They are named
+`chronomem_checkpoints` and `chronomem_checkpoint_writes`, so a database that
+already holds `PostgresSaver`'s `checkpoints` keeps them, and both savers can
+share it. The engine's migration runner creates them, each step in one
+transaction with its record:
+
+    >>> [m.name for m in POSTGRES.MIGRATIONS]
+    ['checkpoint_0001_postgres_tables']
+    >>> POSTGRES.metadata_filter({"source": "loop"})
+    (['metadata -> ? = ?::jsonb'], ['source', '"loop"'])
+
+Statements keep the shared `?` placeholders; the engine's cursor turns them
+into psycopg's `%s`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from langgraph_chronomem._checkpoint_sql import (
+    SQLITE,
+    CheckpointSQL,
+    Row,
+    Write,
+    canonical_json,
+    check_key,
+    metadata_json,
+)
+from langgraph_chronomem.engine.migrations import Migration
+from langgraph_chronomem.engine.protocol import LogEngine
+from langgraph_chronomem.engine.sql import Cursor
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.errors import InvalidFilterError
+
+__all__ = ["POSTGRES", "PostgresCheckpointSQL", "dialect_for"]
+
+# Ids and task paths compare by byte, as on SQLite: `checkpoint_id > ?` and
+# the order of pending writes (`writes_sort_key`) must not follow the
+# database's collation (ICU's en-US on the test server).
+MIGRATIONS = [
+    Migration(
+        "checkpoint_0001_postgres_tables",
+        (
+            """CREATE TABLE chronomem_checkpoints (
+                thread_id TEXT COLLATE "C" NOT NULL,
+                checkpoint_ns TEXT COLLATE "C" NOT NULL DEFAULT '',
+                checkpoint_id TEXT COLLATE "C" NOT NULL,
+                parent_checkpoint_id TEXT COLLATE "C",
+                type TEXT,
+                checkpoint BYTEA,
+                metadata JSONB NOT NULL,
+                PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+            )""",
+            """CREATE TABLE chronomem_checkpoint_writes (
+                thread_id TEXT COLLATE "C" NOT NULL,
+                checkpoint_ns TEXT COLLATE "C" NOT NULL DEFAULT '',
+                checkpoint_id TEXT COLLATE "C" NOT NULL,
+                task_id TEXT COLLATE "C" NOT NULL,
+                task_path TEXT COLLATE "C" NOT NULL DEFAULT '',
+                idx INTEGER NOT NULL,
+                channel TEXT COLLATE "C" NOT NULL,
+                type TEXT,
+                value BYTEA,
+                PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+            )""",
+            # `delete_for_runs` finds a run's checkpoints without a scan; a
+            # checkpoint without a run_id costs no index entry.
+            """CREATE INDEX chronomem_checkpoints_by_run
+                ON chronomem_checkpoints ((metadata ->> 'run_id'))
+                WHERE metadata ->> 'run_id' IS NOT NULL""",
+            # A thread's memory commits in log order, where `stamp` cuts.
+            """CREATE INDEX commits_by_thread
+                ON commits ((labels::jsonb ->> 'thread_id'), seq)""",
+        ),
+    ),
+]
+
+_UPDATE = (
+    "parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, type = EXCLUDED.type, "
+    "checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata"
+)
+_UPDATE_WRITE = (
+    "task_path = EXCLUDED.task_path, channel = EXCLUDED.channel, "
+    "type = EXCLUDED.type, value = EXCLUDED.value"
+)
+_KEY = "(thread_id, checkpoint_ns, checkpoint_id)"
+# Where a checkpoint stands (see `CheckpointSQL.STAMP`), over the parameters `p`.
+_PARAMS = (
+    "p AS (SELECT ?::text AS thread_id, ?::text AS ns, "
+    "?::text AS checkpoint_id, ?::text AS parent_id)"
+)
+_SEQ = (
+    "COALESCE(("
+    "SELECT MIN(c.seq) - 1 FROM commits AS c "
+    "WHERE (c.labels::jsonb ->> 'thread_id') = p.thread_id "
+    "AND (c.labels::jsonb ->> 'checkpoint_id') COLLATE \"C\" >= p.checkpoint_id "
+    "AND c.seq > COALESCE(("
+    "SELECT (k.metadata ->> '{seq_key}')::bigint FROM {checkpoints} AS k "
+    "WHERE k.thread_id = p.thread_id AND k.checkpoint_ns = p.ns "
+    "AND k.checkpoint_id = p.parent_id"
+    "), 0)"
+    "), (SELECT COALESCE(MAX(seq), 0) FROM commits))"
+)
+_NEWER = (
+    "COALESCE((SELECT MAX(k.checkpoint_id) FROM {checkpoints} AS k "
+    "WHERE k.thread_id = p.thread_id AND k.checkpoint_ns = p.ns) "
+    "> p.parent_id, false)"
+)
+_WRITE_KEY = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)"
+
+
+class PostgresCheckpointSQL(CheckpointSQL):
+    """The checkpointer's statements on PostgreSQL (>= 14).
+
+    Metadata is read back as JSON text (`metadata::text`), so a checkpoint row
+    is the same `Row` on both databases.
+    """
+
+    MIGRATIONS = MIGRATIONS
+    TABLE = "chronomem_checkpoints"
+    WRITES_TABLE = "chronomem_checkpoint_writes"
+    # A row carries its pending writes, in `writes_sort_key` order, as an
+    # array of (task_id, channel, type, value) arrays: a read is one round trip.
+    SELECT = (
+        "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
+        "type, checkpoint, metadata::text, (SELECT array_agg(array["
+        "convert_to(w.task_id, 'UTF8'), convert_to(w.channel, 'UTF8'), "
+        "convert_to(w.type, 'UTF8'), w.value] "
+        "ORDER BY w.task_path, w.task_id, w.idx) FROM {writes} AS w "
+        "WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns "
+        "AND w.checkpoint_id = c.checkpoint_id) FROM {checkpoints} AS c"
+    )
+    UPSERT = (
+        "INSERT INTO {checkpoints} ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) "
+        f"ON CONFLICT {_KEY} DO UPDATE SET {_UPDATE}"
+    )
+    SET_METADATA = (
+        "UPDATE {checkpoints} SET metadata = ?::jsonb "
+        "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
+    )
+    REPLACE_WRITE = (
+        "INSERT INTO {writes} ({write_columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        f"ON CONFLICT {_WRITE_KEY} DO UPDATE SET {_UPDATE_WRITE}"
+    )
+    KEEP_WRITE = (
+        "INSERT INTO {writes} ({write_columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING"
+    )
+    # PostgreSQL computes a recursive query's rows before returning any, so a
+    # re-put id that closes the chain into a loop stops it here (`CYCLE`).
+    ANCESTORS = (
+        "WITH RECURSIVE chain(checkpoint_id, parent_checkpoint_id, type, "
+        "checkpoint) AS ("
+        "SELECT checkpoint_id, parent_checkpoint_id, type, checkpoint "
+        "FROM {checkpoints} "
+        "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? "
+        "UNION ALL "
+        "SELECT c.checkpoint_id, c.parent_checkpoint_id, c.type, c.checkpoint "
+        "FROM chain JOIN {checkpoints} AS c "
+        "ON c.checkpoint_id = chain.parent_checkpoint_id "
+        "WHERE c.thread_id = ? AND c.checkpoint_ns = ?"
+        ") CYCLE checkpoint_id SET looped USING path "
+        "SELECT checkpoint_id, type, checkpoint FROM chain "
+        "ORDER BY cardinality(path)"
+    )
+    COPY_THREAD = (
+        "INSERT INTO {checkpoints} ({columns}) SELECT ?::text, checkpoint_ns, "
+        "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
+        f"FROM {{checkpoints}} WHERE thread_id = ? "
+        f"ON CONFLICT {_KEY} DO UPDATE SET {_UPDATE}",
+        "INSERT INTO {writes} ({write_columns}) SELECT ?::text, checkpoint_ns, "
+        "checkpoint_id, task_id, task_path, idx, channel, type, value "
+        f"FROM {{writes}} WHERE thread_id = ? "
+        f"ON CONFLICT {_WRITE_KEY} DO UPDATE SET {_UPDATE_WRITE}",
+    )
+    RUN_ID = "(metadata ->> 'run_id')"
+    # As on SQLite (see there). The four parameters are named once in `p`, as
+    # psycopg has no numbered placeholders; a newer checkpoint is found from the
+    # namespace's latest id, one index probe.
+    STAMP = f"WITH {_PARAMS} SELECT {_SEQ}, {_NEWER} FROM p"
+    # `stamp` and `save` in one statement, one round trip: the stamp goes into
+    # the metadata in SQL. The last parameter is `unless_newer`.
+    PUT = (
+        f"WITH {_PARAMS}, s AS (SELECT {_SEQ} AS seq, {_NEWER} AS newer FROM p), "
+        "saved AS (INSERT INTO {checkpoints} ({columns}) "
+        "SELECT p.thread_id, p.ns, p.checkpoint_id, p.parent_id, ?, ?, "
+        "?::jsonb || jsonb_build_object('{seq_key}', s.seq) FROM p, s "
+        "WHERE NOT (s.newer AND ?::boolean) "
+        f"ON CONFLICT {_KEY} DO UPDATE SET {_UPDATE}) "
+        "SELECT seq, newer FROM s"
+    )
+
+    def put(
+        self,
+        cur: Cursor,
+        columns: Sequence[Any],
+        metadata: Mapping[str, Any],
+        *,
+        unless_newer: bool,
+    ) -> tuple[int, bool]:
+        """`CheckpointSQL.put` in one statement.
+
+        Raises:
+            InvalidValueError: If the metadata is not JSON (nothing is written).
+        """
+        seq, newer = cur.execute(
+            self.PUT, (*columns, metadata_json(metadata), unless_newer)
+        ).fetchone()
+        return int(seq), bool(newer)
+
+    def writes(self, cur: Cursor, row: Row) -> list[Write]:
+        """The pending writes the row was read with (see `SELECT`)."""
+        return [
+            (task_id.decode(), channel.decode(), kind.decode(), value)
+            for task_id, channel, kind, value in cast("tuple[Any, ...]", row)[7] or ()
+        ]
+
+    def metadata_filter(self, filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
+        """Conditions on top-level metadata keys: `jsonb` equality, which
+        respects JSON types (`true` never equals `1`, `1` equals `1.0`); `None`
+        also matches a missing key.
+
+        Raises:
+            InvalidFilterError: For an unsafe key or a value that is not JSON.
+        """
+        conditions: list[str] = []
+        params: list[Any] = []
+        for key, value in filter.items():
+            check_key(key)
+            if value is None:
+                conditions.append(
+                    "COALESCE(jsonb_typeof(metadata -> ?), 'null') = 'null'"
+                )
+                params.append(key)
+                continue
+            if not isinstance(value, (bool, int, float, str, list, tuple, Mapping)):
+                raise InvalidFilterError(f"cannot filter metadata {key!r} by {value!r}")
+            try:
+                operand = canonical_json(value)
+            except (TypeError, ValueError) as error:
+                raise InvalidFilterError(
+                    f"cannot filter metadata {key!r} by {value!r}: {error}"
+                ) from error
+            conditions.append("metadata -> ? = ?::jsonb")
+            params += [key, operand]
+        return conditions, params
+
+
+POSTGRES = PostgresCheckpointSQL()
+
+
+def dialect_for(engine: LogEngine) -> CheckpointSQL:
+    """The checkpointer's SQL for the database an engine runs on."""
+    return SQLITE if isinstance(engine, SqliteEngine) else POSTGRES
