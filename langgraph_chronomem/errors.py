@@ -15,13 +15,13 @@ from __future__ import annotations
 __all__ = [
     "ChronomemError",
     "ConfigError",
+    "DestinationNotEmptyError",
     "InvalidFilterError",
     "InvalidRequestError",
     "InvalidValueError",
     "ReadOnlyError",
     "ScopeError",
     "StorageError",
-    "UnsupportedError",
     "VersionError",
     "VersionNotFound",
 ]
@@ -104,11 +104,10 @@ class StorageError(ChronomemError, OSError):
     """
 
 
-class UnsupportedError(ChronomemError, NotImplementedError):
-    """A part that is not yet on the store's database; nothing was opened or
-    written.
+class DestinationNotEmptyError(ChronomemError, ValueError):
+    """The destination of a copy (`chronomem migrate`) already holds other data;
+    nothing was written.
 
-    Today: the checkpointer on PostgreSQL (`open_chronomem("postgresql://...")`,
-    `ChronoCheckpointer` over a store opened with `from_conn_string`). The
-    message says what to use meanwhile.
+    Copy into a new directory or an empty database; a copy of this same source
+    that was interrupted is not refused, it resumes.
     """

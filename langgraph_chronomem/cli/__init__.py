@@ -5,9 +5,9 @@
     chronomem undo "undo the update about my move to NYC" --scope memories/alice
 
 Each command group is one module (`history`, `restore`, `undo`, `maintenance`,
-`models`) that calls the public `ChronoStore` API; `main` parses the arguments,
-runs the command, and sends every error through the one handler in `errors`,
-which prints it and picks the exit code. Reference: docs/cli.md.
+`migrate`, `models`) that calls the public API; `main` parses the arguments, runs
+the command, and sends every error through the one handler in `errors`, which
+prints it and picks the exit code. Reference: docs/cli.md.
 
     >>> main(["--help"])  # doctest: +ELLIPSIS
     usage: chronomem [-h] [--path DIR] [--json] COMMAND ...
@@ -24,7 +24,14 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from langgraph_chronomem.cli import history, maintenance, models, restore, undo
+from langgraph_chronomem.cli import (
+    history,
+    maintenance,
+    migrate,
+    models,
+    restore,
+    undo,
+)
 from langgraph_chronomem.cli._app import Context, common_options
 from langgraph_chronomem.cli.errors import (
     EXIT_USAGE,
@@ -36,7 +43,7 @@ from langgraph_chronomem.cli.errors import (
 
 __all__ = ["build_parser", "main"]
 
-GROUPS = (history, restore, undo, maintenance, models)
+GROUPS = (history, restore, undo, maintenance, migrate, models)
 """The command modules, in the order `--help` lists their commands."""
 
 
