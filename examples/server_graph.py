@@ -20,13 +20,15 @@ then skips its own store TTL sweeper and Postgres checkpoints.)
 
 The server imports each path as its own module, the store's under a random
 module name, so the two factories cannot share this module's globals.
-`shared_chronomem` keeps one open store and checkpointer per directory for the
-whole process instead: whichever factory runs first opens them, both get the same
-pair (one SQLite file, one connection, one lock), and the last exit closes them.
+`shared_chronomem` keeps one open store and checkpointer per directory (or
+database) for the whole process instead: whichever factory runs first opens them,
+both get the same pair (one database, one lock or pool), and the last exit closes
+them.
 
-The data lives in `$CHRONOMEM_PATH` (default `.chronomem`, relative to where the
-server runs). Each run names its user, so memory is per user and time travel
-knows whose memory to rewind:
+The data lives in `$CHRONOMEM_PATH`: a directory (default `.chronomem`, relative
+to where the server runs), or a `postgresql://` URL, which every server process
+and replica can share. Each run names its user, so memory is per user and time
+travel knows whose memory to rewind:
 
     client.runs.wait(thread_id, "memory_agent", input={"note": "I moved to Paris"},
                      config={"configurable": {"user_id": "alice"}})

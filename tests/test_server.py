@@ -1,8 +1,10 @@
 """The real `langgraph dev`, started as docs/how-to/langgraph-server.md says (from
 the repository root, with its langgraph.json) and driven with `langgraph-sdk`.
 
-One server serves the module (it starts in a few seconds); each test uses a user
-of its own. The server runs in its own process group and is always stopped.
+One server per database serves the module (each starts in a few seconds): memory
+and checkpoints in a directory, then in a PostgreSQL database (a private server,
+tests/pg.py), named by `$CHRONOMEM_PATH` as a deployment names them. Each test
+uses a user of its own. The server runs in its own process group and is always stopped.
 It must not reach the network: the Studio (`--no-browser`), the CLI's usage
 report, the PyPI version check and LangSmith tracing are turned off, and the
 store's models are not used. `langgraph dev` keeps its own state in
@@ -33,6 +35,8 @@ from langchain_core.runnables import RunnableConfig
 
 from langgraph_chronomem import ChronoCheckpointer, ChronoStore
 from langgraph_chronomem.models import models_dir
+from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
+from tests.test_postgres_store import _url
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_PAGE = ROOT / "docs" / "how-to" / "langgraph-server.md"
@@ -46,7 +50,7 @@ class Server:
     """A running `langgraph dev`: where it answers and where it keeps memory."""
 
     url: str
-    data: Path
+    data: Path | str  # the store's directory, or its database's URL
 
 
 def _free_port() -> int:
@@ -55,7 +59,7 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _offline_env(data: Path) -> dict[str, str]:
+def _offline_env(data: Path | str) -> dict[str, str]:
     """This environment without LangSmith/LangGraph keys, and every phone-home off."""
     env = {
         name: value
@@ -102,15 +106,22 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             continue
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`langgraph dev` from the repository root, on a free port, memory in a tmp dir."""
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """`langgraph dev` from the repository root, on a free port, memory in a tmp
+    dir or in a fresh PostgreSQL database."""
     if sys.version_info < (3, 11):
         pytest.skip("langgraph-api (the dev server) needs Python 3.11 or later")
     langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     if langgraph is None:
         pytest.fail(f"no `langgraph` command beside {sys.executable}: {INSTALL_HINT}")
     tmp = tmp_path_factory.mktemp("server")
+    data: Path | str = tmp / "data"
+    if request.param == "postgres":
+        pg: PostgresServer = request.getfixturevalue("pg_server")
+        data = _url(pg.create_database("server"))
     state, saved = ROOT / ".langgraph_api", tmp / "langgraph_api"
     if state.exists():
         shutil.copytree(state, saved)
@@ -121,14 +132,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         process = subprocess.Popen(
             command,
             cwd=ROOT,
-            env=_offline_env(tmp / "data"),
+            env=_offline_env(data),
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, stopped as one
         )
     try:
         _wait_until_up(process, url, log)
-        yield Server(url, tmp / "data")
+        yield Server(url, data)
     finally:
         _stop(process)
         shutil.rmtree(state, ignore_errors=True)
