@@ -1,13 +1,18 @@
-"""Checkpointer operations side by side: ChronoCheckpointer against SqliteSaver.
+"""Checkpointer operations side by side: ChronoCheckpointer against SqliteSaver,
+or on PostgreSQL against PostgresSaver.
 
 One run measures `put`, `put_writes`, `get_tuple` (the thread's latest, a
 checkpoint named by id, and one a replaying graph run opens) and `list` on
 `ChronoCheckpointer` and LangGraph's `SqliteSaver`, at two checkpoint sizes
 (~2 KB and ~20 KB serialized), and checks the project's target: `get_tuple`
-(latest and by id) <= 1.2x SqliteSaver's at 2 KB.
+(latest and by id) <= 1.2x SqliteSaver's at 2 KB. With `--postgres` both run on
+one PostgreSQL server instead, against LangGraph's `PostgresSaver`, and the
+target adds `put` (issue 11: put and get_tuple <= 1.2x PostgresSaver's).
 
     python benchmarks/checkpoint_ops.py --quick     # smoke test (~10 s)
     python benchmarks/checkpoint_ops.py             # 20 threads x 100 checkpoints
+    python benchmarks/checkpoint_ops.py --quick --postgres   # a private server
+    python benchmarks/checkpoint_ops.py --postgres "host=db user=bench"
     python benchmarks/checkpoint_ops.py --out benchmarks/results/checkpoint_ops.md \\
         --json benchmarks/results/checkpoint_ops.json
 
@@ -20,6 +25,12 @@ measured setting) with the same threads of chained checkpoints, each followed
 by two tasks' writes, as a graph run leaves them; then warmed up. In each timed
 phase the savers of both sizes take turns op by op, rotating who goes first
 (`store_ops.run_phase`), every one running the same ops from fixed seeds.
+
+On PostgreSQL (`--postgres [DSN]`; with no DSN a private server is started for
+the run, `benchmarks/stores.py`) each saver has its own database on the one
+server: the ChronoCheckpointer as `open_chronomem(url)` opens it (its store's
+pool), `PostgresSaver` as its `from_conn_string` connects (one connection,
+prepared statements), after its `setup()`.
 """
 
 from __future__ import annotations
@@ -42,13 +53,16 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python benchmarks/checkpoint_ops.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import psycopg
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint, empty_checkpoint
 from langgraph.checkpoint.base.id import uuid6
+from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.runtime import Runtime
+from psycopg.conninfo import make_conninfo
 
 import benchmarks.store_ops as store_ops
 from benchmarks.report import (
@@ -63,19 +77,24 @@ from benchmarks.report import (
     progress,
     write_report,
 )
+from benchmarks.stores import Stores
 from benchmarks.subjects import Subject
-from langgraph_chronomem import open_chronomem
+from langgraph_chronomem import ChronoCheckpointer, ChronoStore, open_chronomem
 
 __all__ = ["FULL", "QUICK", "Settings", "main", "run"]
 
 CHRONO = "ChronoCheckpointer"
 SQLITE = "SqliteSaver"
-SAVERS = (CHRONO, SQLITE)  # row order; SqliteSaver is the baseline
+POSTGRES = "PostgresSaver"
 LIST_LIMIT = 10
 TASKS = 2  # tasks whose writes follow every preloaded checkpoint
-GET_LIMIT = 1.2  # issue 10: get_tuple <= 1.2x SqliteSaver's at 2 KB
-TARGET_SIZE = 2_048
-TARGET_PHASES = ("get latest", "get by id")  # a replay's check is time travel's own
+GET_LIMIT = 1.2  # issue 10: get_tuple <= 1.2x SqliteSaver's at 2 KB (issue 11: and
+TARGET_SIZE = 2_048  # put and get_tuple <= 1.2x PostgresSaver's)
+# A replay's check is time travel's own; on PostgreSQL `put` is a target too.
+TARGET_PHASES = {
+    SQLITE: ("get latest", "get by id"),
+    POSTGRES: ("get latest", "get by id", "put"),
+}
 
 PHASES = {  # phase -> column title, in the order the phases run
     "get latest": "get_tuple (latest)",
@@ -180,13 +199,15 @@ def put(
     size: int,
 ) -> Callable[[], object]:
     """The `put` of a checkpoint (built now) as a graph's loop makes it: after its
-    parent, with metadata."""
+    parent, with metadata, and with the channels the step changed (both: a
+    `PostgresSaver` stores only those channels' values)."""
+    made = checkpoint(checkpoint_id, step, size)
     return partial(
         saver.put,
         config(thread_id, parent_id),
-        checkpoint(checkpoint_id, step, size),
+        made,
         {"source": "loop", "step": step, "parents": {}},
-        {},
+        made["channel_versions"],
     )
 
 
@@ -276,13 +297,32 @@ def warm_up(saver: BaseCheckpointSaver[Any], workload: Workload, count: int) -> 
 
 @contextmanager
 def open_saver(
-    name: str, directory: Path, synchronous: str
+    name: str, directory: Path, synchronous: str, stores: Stores, *, build: bool
 ) -> Iterator[BaseCheckpointSaver[Any]]:
-    """One saver on its file in `directory`: WAL, `synchronous` as given."""
-    if name == CHRONO:
+    """One saver on its file in `directory` (WAL, `synchronous` as given), or on
+    PostgreSQL its database for this directory (made anew when `build`)."""
+    if stores.dsn is None and name == CHRONO:
         store, chrono = open_chronomem(
             directory / "chrono", scope_depth=2, synchronous=synchronous
         )
+    elif stores.dsn is not None:
+        database = f"{name}_{directory.name}".lower()
+        url = (
+            stores.database(database)
+            if build
+            else make_conninfo(stores.dsn, dbname=database)
+        )
+        if name == POSTGRES:
+            with PostgresSaver.from_conn_string(url) as postgres_saver:
+                if build:
+                    postgres_saver.setup()
+                yield postgres_saver
+            return
+        # What `open_chronomem(url)` opens; `url` is a libpq key=value string,
+        # which only `from_conn_string` takes.
+        store = ChronoStore.from_conn_string(url, scope_depth=2)
+        chrono = ChronoCheckpointer(store)
+    if name == CHRONO:
         try:
             yield chrono
         finally:
@@ -338,10 +378,16 @@ def phase_ops(workload: Workload, savers: Savers, phase: str) -> Prepare:
 Results = dict[int, dict[str, dict[str, Stats]]]
 
 
-def run(settings: Settings, root: Path, log: Callable[[str], None]) -> Results:
-    """Every phase for both savers at every size, all interleaved."""
+def run(
+    settings: Settings, root: Path, log: Callable[[str], None], stores: Stores
+) -> Results:
+    """Every phase for both savers at every size, all interleaved: on SQLite,
+    or on the PostgreSQL server of `stores`."""
     workload = draw_workload(settings)
-    results: Results = {size: {name: {} for name in SAVERS} for size in settings.sizes}
+    savers_run = (CHRONO, SQLITE if stores.dsn is None else POSTGRES)  # row order
+    results: Results = {
+        size: {name: {} for name in savers_run} for size in settings.sizes
+    }
     turns = store_ops.Settings(
         sizes=settings.sizes,
         ops=settings.ops,
@@ -351,18 +397,20 @@ def run(settings: Settings, root: Path, log: Callable[[str], None]) -> Results:
         snapshot_rows=0,
         phase_seconds=settings.phase_seconds,
     )
-    lanes = [(size, name) for size in settings.sizes for name in SAVERS]
+    lanes = [(size, name) for size in settings.sizes for name in savers_run]
     for size, name in lanes:
         directory = root / str(size)
         directory.mkdir(exist_ok=True)
         started = time.perf_counter()
-        with open_saver(name, directory, "NORMAL") as saver:
+        with open_saver(name, directory, "NORMAL", stores, build=True) as saver:
             preload(saver, workload, size)
         log(f"{name} @ {size} B: loaded in {time.perf_counter() - started:.1f}s")
     with ExitStack() as stack:
         savers = {
             (size, name): stack.enter_context(
-                open_saver(name, root / str(size), settings.synchronous)
+                open_saver(
+                    name, root / str(size), settings.synchronous, stores, build=False
+                )
             )
             for size, name in lanes
         }
@@ -388,21 +436,30 @@ def run(settings: Settings, root: Path, log: Callable[[str], None]) -> Results:
 # -- targets and the report -----------------------------------------------------
 
 
+def baseline(results: Results) -> str:
+    """The LangGraph saver measured: SqliteSaver, or PostgresSaver."""
+    return next(name for by in results.values() for name in by if name != CHRONO)
+
+
 def ratio(results: Results, size: int, phase: str) -> float | None:
-    """ChronoCheckpointer's median over SqliteSaver's, for one phase and size."""
+    """ChronoCheckpointer's median over the baseline's, for one phase and size."""
     chrono = results[size][CHRONO].get(phase)
-    sqlite = results[size][SQLITE].get(phase)
-    if chrono is None or sqlite is None or not sqlite.median_us:
+    other = results[size][baseline(results)].get(phase)
+    if chrono is None or other is None or not other.median_us:
         return None
-    return chrono.median_us / sqlite.median_us
+    return chrono.median_us / other.median_us
 
 
 def evaluate(results: Results) -> list[Target]:
-    """The project's target: both `get_tuple` kinds at 2 KB; the worst counts."""
-    name = f"{CHRONO} get_tuple <= {GET_LIMIT}x {SQLITE} at {kb(TARGET_SIZE)}"
+    """The project's target at 2 KB: both `get_tuple` kinds (and `put` against
+    PostgresSaver); the worst counts."""
+    other = baseline(results)
+    phases = TARGET_PHASES[other]
+    kinds = "get_tuple" if len(phases) == 2 else "get_tuple and put"
+    name = f"{CHRONO} {kinds} <= {GET_LIMIT}x {other} at {kb(TARGET_SIZE)}"
     if TARGET_SIZE not in results:
         return [Target(name, f"needs --sizes {TARGET_SIZE}", GET_LIMIT, None)]
-    ratios = {phase: ratio(results, TARGET_SIZE, phase) for phase in TARGET_PHASES}
+    ratios = {phase: ratio(results, TARGET_SIZE, phase) for phase in phases}
     gets = {p: r for p, r in ratios.items() if r is not None}
     return [
         Target(
@@ -439,7 +496,7 @@ def render(
         [
             [kb(size), name, *(_cell(by[name].get(p), settings.ops) for p in PHASES)]
             for size, by in results.items()
-            for name in SAVERS
+            for name in by
         ],
         align="ll",
     )
@@ -458,12 +515,12 @@ def render(
     )
     lines = [
         *header("Checkpointer operations", command, machine),
-        *(line for note in notes(settings) for line in (note, "")),
+        *(line for note in notes(settings, baseline(results)) for line in (note, "")),
         "Latency per op in µs, median / p95 (`n=` where fewer ran than asked):",
         "",
         *latency,
         "",
-        f"{CHRONO}'s median over {SQLITE}'s:",
+        f"{CHRONO}'s median over {baseline(results)}'s:",
         "",
         *ratios,
         "",
@@ -474,23 +531,31 @@ def render(
     return "\n".join(lines) + "\n"
 
 
-def notes(settings: Settings) -> list[str]:
+def notes(settings: Settings, other: str) -> list[str]:
     """What the report's columns measure, in words."""
     blobs = ", ".join(f"{kb(s)}: {serialized_size(s):,} B" for s in settings.sizes)
+    where = (
+        f"{CHRONO} shares a ChronoStore's file (WAL); {SQLITE} is connected as "
+        "`SqliteSaver.from_conn_string` does (it switches to WAL itself); both with "
+        f"synchronous={settings.synchronous}, in separate files on one file system."
+        if other == SQLITE
+        else f"Each saver has its own database on one PostgreSQL server: {CHRONO} "
+        "as `open_chronomem(url)` opens it (the ChronoStore's pool; each op one "
+        f"transaction), {POSTGRES} as `PostgresSaver.from_conn_string` connects "
+        "(one connection, autocommit, prepared statements; it keeps channel values "
+        "in `checkpoint_blobs`, and a put sends the channels the step changed)."
+    )
     return [
         f"Each saver holds {settings.threads} threads of {settings.checkpoints} "
         f"chained checkpoints, each followed by {TASKS} tasks' writes; checkpoints "
-        f"serialize to {blobs} (a `messages` channel of text). {CHRONO} shares a "
-        f"ChronoStore's file (WAL); {SQLITE} is connected as "
-        "`SqliteSaver.from_conn_string` does (it switches to WAL itself); both with "
-        f"synchronous={settings.synchronous}, in separate files on one file system. "
+        f"serialize to {blobs} (a `messages` channel of text). {where} "
         "Savers of both sizes take turns op by op.",
         "get_tuple (latest): `get_tuple` of a thread, no `checkpoint_id`. get_tuple "
         "(by id): one of the thread's checkpoints by `checkpoint_id`. get_tuple "
         "(replay opens): the same, read as a graph run replaying from it reads it "
         f"(with the run's `Runtime`); {CHRONO} then checks whether the user's "
         "memory must be rewound to that checkpoint (here it need not: the user "
-        f"wrote none), {SQLITE} reads it as before. list: "
+        f"wrote none), {other} reads it as before. list: "
         f"`list(thread, limit={LIST_LIMIT})`, read to the end. put_writes: a new "
         f"task's {len(writes(0))} writes on a thread's latest checkpoint. put: a new "
         "checkpoint after its thread's latest, as a graph's loop puts it (one "
@@ -549,6 +614,11 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         choices=("FULL", "NORMAL"),
         help="SQLite synchronous pragma of both savers (default FULL)",
     )
+    parser.add_argument(
+        "--postgres", nargs="?", const="", metavar="DSN",
+        help="on PostgreSQL, against PostgresSaver: the server of DSN (its user "
+        "creates databases), or with no DSN a private one started for the run",
+    )  # fmt: skip
     add_output_arguments(parser)
     args = parser.parse_args(argv)
     overrides = {
@@ -580,10 +650,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     log = progress
 
-    with tempfile.TemporaryDirectory(prefix="chronomem-bench-", dir=args.dir) as tmp:
-        machine = machine_info(Path(tmp), PACKAGES)
-        log(f"measuring in {tmp}")
-        results = run(settings, Path(tmp), log)
+    with (
+        tempfile.TemporaryDirectory(prefix="chronomem-bench-", dir=args.dir) as tmp,
+        Stores(args.postgres) as stores,
+    ):
+        on_postgres = ("langgraph-checkpoint-postgres", "psycopg")
+        machine = machine_info(
+            Path(tmp), PACKAGES if stores.dsn is None else (*PACKAGES, *on_postgres)
+        )
+        if stores.dsn is not None:
+            with psycopg.connect(stores.dsn) as conn:
+                machine["postgresql"] = str(conn.info.server_version)
+        log(f"measuring in {tmp} ({stores.engine})")
+        results = run(settings, Path(tmp), log, stores)
     machine["load average at end"] = load_average()
     targets = evaluate(results)
     markdown = render(results, targets, settings, machine, command)

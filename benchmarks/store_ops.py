@@ -9,6 +9,12 @@ checks the project's performance targets and prints PASS or FAIL for each.
     python benchmarks/store_ops.py                  # 1k, 10k, 100k items (~3 min)
     python benchmarks/store_ops.py --quick          # smoke test (~10 s)
     python benchmarks/store_ops.py --out benchmarks/results/ops.md --json ops.json
+    python benchmarks/store_ops.py --postgres --sizes 1000 --ops 300   # on PostgreSQL
+
+With `--postgres [DSN]` the stores are ChronoStore on PostgreSQL and LangGraph's
+`PostgresStore`, each in its own database on one server (the DSN's, or a
+private one started for the run), and the report also gives the round trips
+and statements each op sent the server.
 
 Method: every store lives in its own file under one temporary directory on
 disk (`--dir` picks its parent) and is preloaded to N items with batched puts
@@ -25,6 +31,7 @@ fewer ops ran than asked.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -33,7 +40,7 @@ import shlex
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -56,11 +63,11 @@ from benchmarks.report import (
     size_label,
     write_report,
 )
+from benchmarks.stores import CHRONO_PG, PG_STORE, Stores, Traffic, open_postgres_pair
 from benchmarks.subjects import (
     CHRONO,
     SCOPE,
     SQLITE_WAL,
-    STORES,
     Subject,
     open_subjects,
 )
@@ -278,31 +285,82 @@ def settle() -> None:
 
 
 Results = dict[int, dict[str, dict[str, Stats]]]
+Opener = Callable[
+    [Path, Sequence[int], str], contextlib.AbstractContextManager[list[Subject]]
+]
+Meters = dict[tuple[int, str], Traffic]
+"""What each store sent its server, by (size, store); PostgreSQL stores only."""
+PerOp = dict[tuple[int, str], dict[str, tuple[float, float]]]
+"""Round trips and statements per op, by (size, store) and phase."""
 
 
-def run(settings: Settings, root: Path, log: Callable[[str], None]) -> Results:
-    """Every phase for every store at every size, all stores interleaved.
+def run(
+    settings: Settings,
+    root: Path,
+    log: Callable[[str], None],
+    opener: Opener = open_subjects,
+    meters: Meters | None = None,
+) -> tuple[Results, PerOp]:
+    """Every phase for every store at every size, all stores interleaved, and
+    the round trips and statements per op of the stores in `meters`.
 
     Stores of all sizes take turns within each phase, so a comparison across
     sizes is made under the same machine conditions as one across stores.
     """
     workloads = {size: draw_workload(size, settings) for size in settings.sizes}
-    results: Results = {size: {name: {} for name in STORES} for size in settings.sizes}
-    with open_subjects(root, settings.sizes, settings.synchronous) as subjects:
+    results: Results = {size: {} for size in settings.sizes}
+    per_op: PerOp = {}
+    meters = {} if meters is None else meters
+    with opener(root, settings.sizes, settings.synchronous) as subjects:
         for subject in subjects:
+            results[subject.size][subject.name] = {}
             started = time.perf_counter()
             preload(subject)
             warm_up(subject, settings.warmup)
             took = time.perf_counter() - started
             log(f"{subject.name} @ {subject.size}: loaded in {took:.1f}s")
         for phase in PHASES:
+            before = {k: (t.round_trips, t.statements) for k, t in meters.items()}
             started = time.perf_counter()
             samples = run_phase(subjects, phase, phase_ops(workloads, phase), settings)
             log(f"{phase}: {time.perf_counter() - started:.1f}s")
             for (size, name), taken in samples.items():
                 if taken:
                     results[size][name][phase] = Stats.of(taken)
-    return results
+                meter = meters.get((size, name))
+                # A rollback's untimed setup (a batch) would count as its own.
+                if meter is not None and taken and phase != "rollback":
+                    trips, statements = before[size, name]
+                    per_op.setdefault((size, name), {})[phase] = (
+                        (meter.round_trips - trips) / len(taken),
+                        (meter.statements - statements) / len(taken),
+                    )
+    return results, per_op
+
+
+@contextlib.contextmanager
+def postgres_opener(dsn: str) -> Iterator[tuple[Opener, Meters]]:
+    """An `Opener` of ChronoStore and `PostgresStore` on PostgreSQL (a private
+    server for `dsn=""`), and the meters it fills as it opens them."""
+    meters: Meters = {}
+
+    @contextlib.contextmanager
+    def opener(
+        root: Path, sizes: Sequence[int], synchronous: str
+    ) -> Iterator[list[Subject]]:
+        subjects: list[Subject] = []
+        try:
+            for size in sizes:
+                pair, traffic = open_postgres_pair(stores, size)
+                subjects += pair
+                meters.update({(size, name): t for name, t in traffic.items()})
+            yield subjects
+        finally:
+            for subject in subjects:
+                subject.close()
+
+    with Stores(postgres=dsn) as stores:
+        yield opener, meters
 
 
 # Where `benchmarks/subjects.py` puts the two stores the file sizes compare.
@@ -365,18 +423,25 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return None if a is None or not b else a / b
 
 
-def vs_sqlite(results: Results, phase: str, limit: float) -> Target:
-    """ChronoStore's median over SqliteStore (WAL)'s at each size; the worst counts."""
+def vs_sqlite(
+    results: Results,
+    phase: str,
+    limit: float,
+    store: str = CHRONO,
+    baseline: str = SQLITE_WAL,
+) -> Target:
+    """ChronoStore's median over SqliteStore (WAL)'s (or `store`'s over
+    `baseline`'s) at each size; the worst counts."""
     ratios = {
         size: _ratio(
-            _median(results, size, CHRONO, phase),
-            _median(results, size, SQLITE_WAL, phase),
+            _median(results, size, store, phase),
+            _median(results, size, baseline, phase),
         )
         for size in results
     }
     known = [r for r in ratios.values() if r is not None]
     return Target(
-        f"ChronoStore {phase} <= {limit}x {SQLITE_WAL}",
+        f"{store} {phase} <= {limit}x {baseline}",
         ", ".join(
             f"{size_label(s)}: {r:.2f}x" for s, r in ratios.items() if r is not None
         ),
@@ -397,6 +462,41 @@ def across_sizes(results: Results, phase: str, limit: float, what: str) -> Targe
     if small == large or ratio is None:
         return Target(name, "needs two sizes", limit, None)
     return Target(name, f"{ratio:.2f}x", limit, ratio)
+
+
+def evaluate_postgres(results: Results) -> list[Target]:
+    """Issue 11's targets for ChronoStore on PostgreSQL, against `PostgresStore`."""
+    return [
+        vs_sqlite(results, "put", 1.5, CHRONO_PG, PG_STORE),
+        vs_sqlite(results, "get", 1.2, CHRONO_PG, PG_STORE),
+    ]
+
+
+def traffic_table(per_op: PerOp) -> str:
+    """Round trips and statements per op, as markdown."""
+    phases = [p for p in PHASES if p != "rollback"]
+    rows = [
+        [
+            size_label(size),
+            name,
+            *(
+                "{:.1f} / {:.1f}".format(*by_phase[p]) if p in by_phase else "N/A"
+                for p in phases
+            ),
+        ]
+        for (size, name), by_phase in per_op.items()
+    ]
+    return "\n".join(
+        [
+            "### Round trips / statements per op",
+            "",
+            "A round trip is a wait for the server's answer; a pipeline sends "
+            "several statements in one.",
+            "",
+            *markdown_table(["items", "store", *(PHASES[p] for p in phases)], rows),
+            "",
+        ]
+    )
 
 
 def evaluate(results: Results) -> list[Target]:
@@ -429,6 +529,15 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         "--synchronous",
         choices=("FULL", "NORMAL"),
         help="SQLite synchronous pragma of the WAL stores (default FULL)",
+    )
+    parser.add_argument(
+        "--postgres",
+        nargs="?",
+        const="",
+        metavar="DSN",
+        help="measure ChronoStore and PostgresStore on PostgreSQL: the server "
+        "the libpq DSN names (its user creates databases), or without one a "
+        "private server started for the run",
     )
     add_output_arguments(parser)
     args = parser.parse_args(argv)
@@ -470,6 +579,19 @@ def notes(settings: Settings) -> list[str]:
     ]
 
 
+def postgres_notes(settings: Settings) -> list[str]:
+    """What the `--postgres` report's columns measure, in words."""
+    return [
+        f"Each store holds N items in one scope {SCOPE!r}, spread over {TOPICS} "
+        "namespaces below it, in its own database on one PostgreSQL server. "
+        f"{CHRONO_PG} is `ChronoStore.from_pool` on a pool like the one "
+        f"`from_conn_string` opens; {PG_STORE} is LangGraph's, on one connection "
+        "as its `from_conn_string` makes (autocommit, no prepared statements). "
+        "The stores take turns op by op.",
+        notes(settings)[1],
+    ]
+
+
 def to_json(
     results: Results,
     targets: Sequence[Target],
@@ -508,21 +630,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="chronomem-bench-", dir=args.dir) as tmp:
         machine = machine_info(Path(tmp))
         log(f"measuring in {tmp}")
-        results = run(settings, Path(tmp), log)
-        usage = disk_usage(Path(tmp), settings.sizes)
+        if args.postgres is None:
+            results, per_op = run(settings, Path(tmp), log)
+            usage = disk_usage(Path(tmp), settings.sizes)
+        else:
+            with postgres_opener(args.postgres) as (opener, meters):
+                results, per_op = run(settings, Path(tmp), log, opener, meters)
+            usage = {}
     machine["load average at end"] = load_average()
-    targets = evaluate(results)
+    on_postgres = args.postgres is not None
+    targets = evaluate_postgres(results) if on_postgres else evaluate(results)
     markdown = render_markdown(
         results,
         targets,
         columns=PHASES,
         requested={phase: settings.wanted(phase) for phase in PHASES},
-        baseline=SQLITE_WAL,
+        baseline=PG_STORE if on_postgres else SQLITE_WAL,
         machine=machine,
         command=command,
-        notes=notes(settings),
+        notes=postgres_notes(settings) if on_postgres else notes(settings),
     )
-    markdown += "\n" + disk_table(usage)
+    markdown += "\n" + (traffic_table(per_op) if on_postgres else disk_table(usage))
     print(markdown)
     if args.out:
         write_report(args.out, markdown)

@@ -8,22 +8,45 @@ on a private one started for the run (`tests/pg.py`).
     with Stores(postgres="") as stores:          # a private server
         with stores.open(Path(tmp) / "store", scope_depth=2, build=True) as store:
             store.put(("memories", "alice"), "a", {"content": "hi"})
+
+The store benchmarks compare ChronoStore on PostgreSQL with LangGraph's
+`PostgresStore` on the same server (`open_postgres_pair`), each connected as
+its `from_conn_string` connects, through `CountingConnection`, which counts the
+round trips and statements each op costs.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import psycopg
+from langgraph.store.postgres import PostgresStore
 from psycopg.conninfo import make_conninfo
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
 
+from benchmarks.subjects import SCOPE, Subject
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.search.resolve import ResolverConfig
 from tests.pg import PostgresServer
 
-__all__ = ["Stores"]
+__all__ = [
+    "CHRONO_PG",
+    "PG_STORE",
+    "CountingConnection",
+    "Stores",
+    "Traffic",
+    "open_postgres_pair",
+]
+
+CHRONO_PG = "ChronoStore (PostgreSQL)"
+PG_STORE = "PostgresStore"
 
 
 class Stores:
@@ -66,16 +89,21 @@ class Stores:
                 synchronous="NORMAL" if build else "FULL",
             )
         name = "chronomem_bench_" + re.sub(r"\W", "_", path.name)
-        if build:
-            with psycopg.connect(self.dsn, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-                conn.execute(f'CREATE DATABASE "{name}"')
         return ChronoStore.from_conn_string(
-            make_conninfo(self.dsn, dbname=name),
+            self.database(name) if build else make_conninfo(self.dsn, dbname=name),
             scope_depth=scope_depth,
             chroma_path=path,
             resolver=resolver,
         )
+
+    def database(self, name: str) -> str:
+        """A new empty database `name` (dropped first if it exists), as a
+        connection string. Only on PostgreSQL."""
+        assert self.dsn is not None, "Stores(postgres=...) holds databases"
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
+        return make_conninfo(self.dsn, dbname=name)
 
     def close(self) -> None:
         """Stop the private server, if one was started."""
@@ -93,3 +121,90 @@ class Stores:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+@dataclass
+class Traffic:
+    """What a store sent its server: round trips (each a wait for the server's
+    answer) and statements."""
+
+    round_trips: int = 0
+    statements: int = 0
+
+
+class _CountingCursor(psycopg.Cursor[Any]):
+    def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+        self.connection.traffic.statements += 1  # type: ignore[attr-defined]
+        return super().execute(query, params, **kwargs)
+
+    def executemany(self, query: Any, params_seq: Any, **kwargs: Any) -> None:
+        rows = list(params_seq)
+        self.connection.traffic.statements += len(rows)  # type: ignore[attr-defined]
+        super().executemany(query, rows, **kwargs)
+
+
+# psycopg's steps that wait for the server's answer: a statement outside a
+# pipeline, a pipeline's sync (at its end, or when a result is fetched), and
+# COMMIT or ROLLBACK of an open transaction (`with conn:` calls them on an
+# idle one too, which sends nothing).
+_ANSWERED = {"_execute_gen", "_sync_gen", "_exit_gen", "_fetch_gen"}
+_ENDS = {"_commit_gen", "_rollback_gen"}
+
+
+class CountingConnection(psycopg.Connection[Any]):
+    """A psycopg connection that counts into its `traffic` (set it after
+    connecting) the round trips it makes and the statements it sends."""
+
+    traffic = Traffic()
+
+    def wait(self, gen: Any, *args: Any, **kwargs: Any) -> Any:
+        step = gen.gi_code.co_name if hasattr(gen, "gi_code") else ""
+        idle = self.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        if (step in _ANSWERED and not (step == "_execute_gen" and self._pipeline)) or (
+            step in _ENDS and not idle
+        ):
+            self.traffic.round_trips += 1
+        return super().wait(gen, *args, **kwargs)
+
+
+def open_postgres_pair(
+    stores: Stores, size: int
+) -> tuple[list[Subject], dict[str, Traffic]]:
+    """ChronoStore and LangGraph's `PostgresStore`, each in a new database on
+    the server of `stores`, connected as each one's `from_conn_string`
+    connects (a pool of up to 10 for ChronoStore, one connection for
+    `PostgresStore`), and what each sends the server."""
+    traffic = {CHRONO_PG: Traffic(), PG_STORE: Traffic()}
+
+    pool = ConnectionPool(
+        stores.database(f"chronomem_ops_{size}"),
+        min_size=1,
+        max_size=10,
+        kwargs={"autocommit": True, "cursor_factory": _CountingCursor},
+        connection_class=CountingConnection,
+        configure=lambda conn: setattr(conn, "traffic", traffic[CHRONO_PG]),
+        open=True,
+    )
+    chrono = ChronoStore.from_pool(pool, scope_depth=len(SCOPE))
+
+    def mark() -> Callable[[], object]:
+        return partial(chrono.rollback, SCOPE, to=chrono.head(SCOPE))
+
+    def close_chrono() -> None:
+        chrono.close()
+        pool.close()
+
+    conn = CountingConnection.connect(
+        stores.database(f"langgraph_ops_{size}"),
+        autocommit=True,
+        prepare_threshold=0,
+        row_factory=dict_row,
+        cursor_factory=_CountingCursor,
+    )
+    conn.traffic = traffic[PG_STORE]  # type: ignore[attr-defined]
+    langgraph = PostgresStore(conn)
+    langgraph.setup()
+    return [
+        Subject(CHRONO_PG, size, chrono, close_chrono, mark),
+        Subject(PG_STORE, size, langgraph, conn.close),
+    ], traffic

@@ -28,6 +28,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,7 +53,8 @@ class PostgresServer:
     Raises:
         RuntimeError: On `start()`, if the binaries are missing (the message says
             what to install), or the server cannot be made or started (the
-            message holds its log).
+            message holds its log); on `restart()`, if it cannot be stopped
+            or started again.
     """
 
     def __init__(self, bin_dir: Path = BIN_DIR, *, durable: bool = False) -> None:
@@ -102,6 +104,10 @@ class PostgresServer:
             "--locale-provider=icu",
             "--icu-locale=en-US",
         )  # fmt: skip
+        self._pg_ctl_start()
+        return self
+
+    def _pg_ctl_start(self) -> None:
         options = [
             f"-p {self.port}",
             f"-k {self.root}",
@@ -116,7 +122,15 @@ class PostgresServer:
             "-l", str(self.log),
             "-o", " ".join(options),
         )  # fmt: skip
-        return self
+
+    def restart(self, *, down: float = 0.0) -> None:
+        """Stop the server as an operator's restart does (`pg_ctl stop -m
+        fast`: every session is ended and its open transaction rolled back),
+        stay down `down` seconds, and start it again on the same data and
+        port. Clients see their connections drop, then the server return."""
+        self._run("pg_ctl", "stop", "-w", "-m", "fast", "-D", str(self.data))
+        time.sleep(down)
+        self._pg_ctl_start()
 
     def stop(self) -> None:
         """Stop the server (fast shutdown) and delete its directory."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
@@ -409,12 +409,23 @@ class LogTransaction:
                 ops[scope] = "batch"
             else:
                 ops[scope] = "put" if value is not None else "delete"
+        self._lock_in_order(by_scope)
         written = []
         for scope, rows in by_scope.items():
             done = self._write(scope, ops[scope], list(rows.values()), meta)
             if done is not None:
                 written.append(done)
         return written
+
+    def _lock_in_order(self, scopes: Iterable[Namespace]) -> None:
+        """Before committing to several scopes, take their locks (a write
+        transaction's HEAD read takes one) in one order, sorted: two batches
+        touching the same scopes in opposite orders then queue instead of
+        deadlocking. The commits still follow the order of first touch."""
+        ordered = sorted(scopes)
+        if len(ordered) > 1:
+            for scope in ordered:
+                self.head(scope)
 
     def _commit(
         self,
@@ -699,6 +710,7 @@ class LogTransaction:
             by_scope.setdefault(namespace_from_text(sc), []).append(
                 _NewRow(ns, key, None, None)
             )
+        self._lock_in_order(by_scope)
         commits = []
         for scope, rows in by_scope.items():
             commit = self._commit(scope, "expire", rows, CommitMeta())

@@ -18,6 +18,13 @@ writers to different scopes run side by side on different connections, writers
 to one scope queue, so its versions stay gap-free and HEAD exact. Reads run in
 `REPEATABLE READ READ ONLY` snapshots and never wait for a writer.
 
+A server is a round trip away, so a write waits for it as seldom as it can: a
+commit to a scope is one call of a server-side function (`chronomem_write`)
+that takes the scope's lock and writes the rows and the commit, and a store
+batch whose only statement is that call (a put) sends it without `BEGIN` and
+`COMMIT`, so the server commits it as it ends: one round trip, where the
+statements one by one took seven.
+
 The undo search's word stage is FTS5's BM25 computed in SQL over a table of
 per-change term counts (`postgres_sql.py`), with its statistics counted within
 the scope searched.
@@ -26,18 +33,27 @@ the scope searched.
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
+import orjson
 import psycopg
 from psycopg.pq import TransactionStatus
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
-from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.base import (
+    SYSTEM_AUTHOR,
+    LogTransaction,
+    _NewRow,
+    _Written,
+    scope_text,
+)
 from langgraph_chronomem.engine.migrations import PACKAGE_VERSION, Migration
 from langgraph_chronomem.engine.postgres_sql import (
     LOCK_CLASS,
@@ -46,6 +62,8 @@ from langgraph_chronomem.engine.postgres_sql import (
     PostgresDialect,
     WriteDialect,
 )
+from langgraph_chronomem.engine.types import CommitMeta, Namespace, Op, Write
+from langgraph_chronomem.engine.values import encode_time, utc
 from langgraph_chronomem.errors import ConfigError, ReadOnlyError, StorageError
 
 __all__ = ["Conn", "PostgresEngine"]
@@ -61,7 +79,6 @@ Conn = str | psycopg.Connection[Any] | ConnectionPool
 _BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED"
 _BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 _LOST = (psycopg.OperationalError, psycopg.InterfaceError)
-_RETRIES = 3  # a pooled connection found dead at BEGIN is swapped this often
 
 
 class PostgresEngine:
@@ -175,25 +192,32 @@ class PostgresEngine:
         return StorageError(f"PostgreSQL at {self.where}: {cause}; {fix}")
 
     @contextmanager
-    def _begun(self, begin: str) -> Iterator[psycopg.Cursor[Any]]:
-        """A cursor in a transaction opened with `begin` (ended by the caller).
+    def _begun(self, begin: str) -> Iterator[Cursor]:
+        """A cursor for a transaction opened with `begin` (ended by the caller).
 
-        A pooled connection that died while idle (a restarted server, a killed
-        backend) fails at `BEGIN`, before anything was done: it is dropped and
-        the transaction starts on another one.
+        `BEGIN` is sent with the first statement (`Cursor`). A pooled
+        connection that died while idle (a restarted server, a killed backend)
+        fails there, before anything was done: the pool drops every idle
+        connection that died with it, and the cursor sends it again on
+        another (the dead one goes back to the pool, which drops it, when the
+        transaction ends).
         """
-        for attempt in range(_RETRIES):
-            with self._connection() as conn:
-                cur = conn.cursor(row_factory=tuple_row)
-                try:
-                    cur.execute(begin)
-                except psycopg.OperationalError:
-                    pooled = isinstance(self._conn, ConnectionPool)
-                    if conn.closed and pooled and attempt + 1 < _RETRIES:
-                        continue
-                    raise
-                yield cur
-                return
+        with contextlib.ExitStack() as held:
+
+            def connect() -> psycopg.Cursor[Any]:
+                conn = held.enter_context(self._connection())
+                return conn.cursor(row_factory=tuple_row)
+
+            def reconnect(pool: ConnectionPool) -> psycopg.Cursor[Any]:
+                pool.check()
+                return connect()
+
+            pool = self._conn if isinstance(self._conn, ConnectionPool) else None
+            yield Cursor(
+                connect(),
+                begin,
+                reconnect=None if pool is None else functools.partial(reconnect, pool),
+            )
 
     # -- transactions ---------------------------------------------------------
 
@@ -229,21 +253,36 @@ class PostgresEngine:
         if write:
             self.check_writable("write")
         committing = False
+        began: Cursor | None = None
         try:
             with self._begun(_BEGIN_WRITE if write else _BEGIN_READ) as cur:
+                began = cur
                 try:
-                    yield LogTransaction(
-                        Cursor(cur),
-                        self._write_dialect if write else self.dialect,
-                        self.scope_depth,
-                        omit_expired=self.omit_expired,
+                    yield (
+                        _WriteTransaction(
+                            cur,
+                            self._write_dialect,
+                            self.scope_depth,
+                            omit_expired=self.omit_expired,
+                            rehearse=rehearse,
+                        )
+                        if write
+                        else LogTransaction(
+                            cur,
+                            self.dialect,
+                            self.scope_depth,
+                            omit_expired=self.omit_expired,
+                        )
                     )
                 except BaseException:
-                    _roll_back(cur)
+                    _roll_back(cur.raw)
                     raise
-                committing = write and not rehearse
-                cur.execute("ROLLBACK" if rehearse else "COMMIT")
+                if cur.state == "open":  # else none was begun, or it ended
+                    committing = write and not rehearse
+                    cur.raw.execute("ROLLBACK" if rehearse else "COMMIT")
         except _LOST as exc:
+            # A statement sent alone commits as it ends: it may have landed.
+            committing = committing or (began is not None and began.state == "alone")
             raise self._fault(exc, committing=committing) from exc
 
     def migrate(self, steps: Sequence[Migration]) -> list[str]:
@@ -308,6 +347,87 @@ class PostgresEngine:
             self._closed = True
         if self._owned is not None:
             self._owned.close()
+
+
+_ROW_FIELDS = ("ns", "k", "v", "ttl", "created", "updated", "fields")  # of a _NewRow
+
+
+class _WriteTransaction(LogTransaction):
+    """A write transaction whose commits are each one call of the server-side
+    `chronomem_write` (`postgres_sql.py`), which does what `LogTransaction._write`
+    does statement by statement, in one round trip.
+
+    `write` (a store batch's writes), when it is the transaction's first
+    statement and commits to one scope, sends that call alone: the server
+    commits it as it ends, and the transaction is over (a later statement
+    raises; `ChronoStore.batch` sends none).
+    """
+
+    cur: Cursor
+    sql: WriteDialect
+
+    def __init__(
+        self,
+        cur: Cursor,
+        dialect: WriteDialect,
+        scope_depth: int,
+        *,
+        omit_expired: bool,
+        rehearse: bool,
+    ) -> None:
+        super().__init__(cur, dialect, scope_depth, omit_expired=omit_expired)
+        self._may_end = False
+        self._rehearse = rehearse
+
+    def write(self, writes: Sequence[Write], meta: CommitMeta) -> int:
+        self._may_end = not self._rehearse
+        try:
+            return super().write(writes, meta)
+        finally:
+            self._may_end = False
+
+    def _write(
+        self,
+        scope: Namespace,
+        op: Op,
+        rows: Sequence[_NewRow],
+        meta: CommitMeta,
+        *,
+        target: int | None = None,
+    ) -> _Written | None:
+        moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
+        author = SYSTEM_AUTHOR if op == "expire" else meta.author
+        labels = dict(meta.labels)
+        run = self.cur.alone if self._may_end else self.cur.execute
+        done = run(
+            self.sql.WRITE,
+            (
+                scope_text(scope),
+                op,
+                encode_time(moment),
+                time.time(),
+                author,
+                meta.reason,
+                target,
+                orjson.dumps(labels, option=orjson.OPT_SORT_KEYS).decode(),
+                op in ("rollback", "revert"),  # these commit even when empty
+                orjson.dumps(
+                    [dict(zip(_ROW_FIELDS, row, strict=True)) for row in rows]
+                ).decode(),
+            ),
+        ).fetchone()
+        assert done is not None  # the function returns one row
+        version, seq, written, replaced = done
+        if version is None:
+            return None
+        changes = [
+            (rows[i - 1].namespace, rows[i - 1].key, old, rows[i - 1].value)
+            for i, old in zip(written, replaced, strict=True)
+        ]
+        return _Written(
+            scope, version, seq, version - 1 or None, moment, author, op, changes,
+            labels, target,
+        )  # fmt: skip
 
 
 def _usable(conn: psycopg.Connection[Any]) -> psycopg.Connection[Any]:
