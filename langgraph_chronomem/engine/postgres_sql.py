@@ -17,7 +17,7 @@ import orjson
 import psycopg
 
 from langgraph_chronomem.engine.migrations import Migration
-from langgraph_chronomem.engine.sql import Dialect, Statement, walk_filter
+from langgraph_chronomem.engine.sql import Dialect, Statement
 from langgraph_chronomem.errors import InvalidFilterError
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
     "Cursor",
     "PostgresDialect",
     "WriteDialect",
-    "filter_conditions",
 ]
 
 # Advisory locks are keyed by two ints: this one says "a chronomem scope" (the
@@ -414,29 +413,19 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
     )
 
 
-def filter_conditions(filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
-    """SQL conditions for a LangGraph search filter, on the JSON text cast to jsonb.
-
-    The same filters as the SQLite engine's, with the same meaning:
-
-        >>> filter_conditions({"age": {"$gte": 18}})[1]
-        [['age'], ['age'], 18]
-
-    Raises:
-        InvalidFilterError: For an unknown operator, a key that is not a field
-            name (`$or` included), or an operand no value can match.
-    """
-    return walk_filter(filter, _comparison)
-
-
 class PostgresDialect(Dialect):
     """The log's SQL for PostgreSQL (>= 14): jsonb filters, and BM25 over item
     changes computed in SQL as FTS5's `bm25()` computes it.
 
     Statements keep the shared `?` placeholders; the engine's cursor turns them
-    into psycopg's `%s`.
+    into psycopg's `%s`. Filters mean what they mean on SQLite, on the JSON
+    text cast to jsonb:
+
+        >>> PostgresDialect().filter_conditions({"age": {"$gte": 18}})[1]
+        [['age'], ['age'], 18]
     """
 
+    compare = staticmethod(_comparison)
     INSERT_CHANGE = "SELECT chronomem_index_change(?, ?, ?, ?, ?, ?)"
     CLEAR_CHANGES = "DELETE FROM changes"
     CHANGE_TEXT = "SELECT new, old, context FROM changes WHERE rowid = ?"
@@ -451,11 +440,6 @@ class PostgresDialect(Dialect):
         "INSERT INTO chronomem_meta (name, value) VALUES (?, ?) "
         "ON CONFLICT (name) DO NOTHING"
     )
-
-    def filter_conditions(
-        self, filter: Mapping[str, Any]
-    ) -> tuple[list[str], list[Any]]:
-        return filter_conditions(filter)
 
     def search_changes(
         self,

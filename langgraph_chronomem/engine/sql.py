@@ -151,8 +151,8 @@ _ROWS_OF_C = (
 class Dialect:
     """The log's SQL in the portable subset, with `?` placeholders.
 
-    A database adds what is its own: how a JSON filter is written
-    (`filter_conditions`) and the full-text index over item changes.
+    A database adds what is its own: how a filter's comparison is written
+    (`compare`) and the full-text index over item changes.
     """
 
     INSERT_CHANGE: str
@@ -180,11 +180,22 @@ class Dialect:
         f"FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.scope = ? AND i.valid_to IS NULL"
     )
 
+    @staticmethod
+    def compare(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
+        """The database's SQL for one comparison (a `Comparison`)."""
+        raise NotImplementedError
+
     def filter_conditions(
         self, filter: Mapping[str, Any]
     ) -> tuple[list[str], list[Any]]:
-        """SQL conditions (and their parameters) for a LangGraph search filter."""
-        raise NotImplementedError
+        """SQL conditions (and their parameters) for a LangGraph search filter:
+        `walk_filter` reads it, the dialect's `compare` writes each comparison.
+
+        Raises:
+            InvalidFilterError: For an unknown operator, a key that is not a
+                field name (`$or` included), or an operand no value can match.
+        """
+        return walk_filter(filter, self.compare)
 
     def row_links(self, ids: Sequence[int], *, following: bool) -> Statement:
         """(id, version, prev_id) of rows by id, or of the rows that replaced them."""

@@ -30,7 +30,7 @@ import orjson
 
 from langgraph_chronomem.engine import migrations
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.sql import Dialect, Statement, walk_filter
+from langgraph_chronomem.engine.sql import Dialect, Statement
 from langgraph_chronomem.engine.sqlite_file import connect, enable_wal, storage_error
 from langgraph_chronomem.errors import (
     ConfigError,
@@ -319,22 +319,14 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
     )
 
 
-def filter_conditions(filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:
-    """SQL conditions for a LangGraph search filter, on SQLite's JSON functions
-    (`sql.walk_filter` reads the filter; the comparisons are SQLite's):
-
-        >>> filter_conditions({"age": {"$gte": 18}})[0]
-        ["json_type(value, ?) IN ('integer', 'real') AND json_extract(value, ?) >= ?"]
-
-    Raises:
-        InvalidFilterError: For an unknown operator, a key that is not a field
-            name (`$or` included), or an operand no value can match.
-    """
-    return walk_filter(filter, _comparison)
-
-
 class SqliteDialect(Dialect):
-    """The log's SQL for SQLite (>= 3.35): JSON filters and FTS5 over item changes."""
+    """The log's SQL for SQLite (>= 3.35): JSON filters and FTS5 over item changes.
+
+    >>> SqliteDialect().filter_conditions({"age": {"$gte": 18}})[0]
+    ["json_type(value, ?) IN ('integer', 'real') AND json_extract(value, ?) >= ?"]
+    """
+
+    compare = staticmethod(_comparison)
 
     INSERT_CHANGE = (
         "INSERT INTO changes (rowid, scope_key, added, new, old, context) "
@@ -364,11 +356,6 @@ class SqliteDialect(Dialect):
         "('commits', coalesce((SELECT max(seq) FROM commits), 0)) "
         "ON CONFLICT (name) DO UPDATE SET id = max(id, excluded.id)"
     )
-
-    def filter_conditions(
-        self, filter: Mapping[str, Any]
-    ) -> tuple[list[str], list[Any]]:
-        return filter_conditions(filter)
 
     def search_changes(
         self,
