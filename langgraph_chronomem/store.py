@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +41,12 @@ from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, StorageError
 from langgraph_chronomem.ops import ReadPlan, check_ops, run_reads
-from langgraph_chronomem.search.index import NO_CHROMA, SearchIndex
+from langgraph_chronomem.search.index import (
+    CHROMA_URL_ENV,
+    NO_CHROMA,
+    ChromaServer,
+    SearchIndex,
+)
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.ttl import TTLSweeper
 from langgraph_chronomem.versions import VersionControl
@@ -53,15 +60,26 @@ __all__ = ["ChronoStore", "is_conn_string"]
 DATABASE_FILE = "chronomem.sqlite3"
 CONN_SCHEMES = ("postgresql://", "postgres://")
 """How a PostgreSQL connection string given where a path goes starts."""
+# libpq's keyword form ("host=db dbname=memories"): its first keyword.
+_CONNINFO = re.compile(
+    r"\s*(host|hostaddr|port|dbname|user|password|passfile|service|sslmode"
+    r"|connect_timeout|application_name|options|target_session_attrs)\s*=",
+    re.IGNORECASE,
+)
 
 
 def is_conn_string(location: str | Path) -> bool:
-    """Whether `location` is a PostgreSQL URL rather than a store directory.
+    """Whether `location` is a PostgreSQL connection string (a URL, or libpq's
+    `key=value` form) rather than a store directory.
 
     >>> is_conn_string("postgresql://app@db/memories"), is_conn_string("./memory")
     (True, False)
+    >>> is_conn_string("host=db-host dbname=memories user=app")
+    True
     """
-    return isinstance(location, str) and location.lower().startswith(CONN_SCHEMES)
+    if not isinstance(location, str):
+        return False
+    return location.lower().startswith(CONN_SCHEMES) or bool(_CONNINFO.match(location))
 
 
 class ChronoStore(BaseStore, VersionControl):
@@ -109,6 +127,7 @@ class ChronoStore(BaseStore, VersionControl):
         ttl: TTLConfig | None = None,
         synchronous: str = "FULL",
         chroma_client: Any = None,
+        chroma_url: str | None = None,
         resolver: ResolverConfig | None = None,
         read_only: bool = False,
     ) -> ChronoStore:
@@ -136,6 +155,9 @@ class ChronoStore(BaseStore, VersionControl):
                 survives power loss) or `NORMAL` (survives a crash of the process).
             chroma_client: A Chroma client to use instead of the embedded one,
                 e.g. `chromadb.HttpClient(...)` when several processes share a store.
+            chroma_url: A Chroma server (`chroma run`) to keep the vectors in
+                instead of the embedded one, as a URL (`http://host:8000`); the
+                store connects on first use and closes the connection.
             resolver: Knobs of the natural-language undo search.
             read_only: Open an existing store for reading only, e.g. for an
                 audit on read-only media: `get`, `search` without `query`,
@@ -145,7 +167,9 @@ class ChronoStore(BaseStore, VersionControl):
 
         Raises:
             ConfigError: If `scope_depth` contradicts the stored one, a setting
-                is malformed, `index` is given with `read_only`, or a newer
+                is malformed (`chroma_url` not an http(s) URL, both
+                `chroma_client` and `chroma_url`), `index` is given with
+                `read_only`, or a newer
                 langgraph-chronomem upgraded the store (the message names the
                 version to install); for a URL, as `from_conn_string`, and if
                 `synchronous` is given (a server's durability is its own).
@@ -164,10 +188,12 @@ class ChronoStore(BaseStore, VersionControl):
                 index=index,
                 ttl=ttl,
                 chroma_client=chroma_client,
+                chroma_url=chroma_url,
                 resolver=resolver,
                 read_only=read_only,
             )
         _check_read_only(index, read_only=read_only)
+        server = _chroma_server(chroma_client, chroma_url, None, environ=False)
         directory = _store_directory(path, create=not read_only)
         engine = SqliteEngine(
             directory / DATABASE_FILE,
@@ -176,7 +202,9 @@ class ChronoStore(BaseStore, VersionControl):
             synchronous=synchronous,
             read_only=read_only,
         )
-        return cls._around(engine, directory, index, ttl, chroma_client, resolver)
+        return cls._around(
+            engine, directory, index, ttl, chroma_client, server, resolver
+        )
 
     @classmethod
     def from_conn_string(
@@ -187,6 +215,7 @@ class ChronoStore(BaseStore, VersionControl):
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
         chroma_client: Any = None,
+        chroma_url: str | None = None,
         chroma_path: str | Path | None = None,
         resolver: ResolverConfig | None = None,
         read_only: bool = False,
@@ -207,18 +236,33 @@ class ChronoStore(BaseStore, VersionControl):
                 store.put(("memories", "alice"), "city", {"city": "Paris"})
 
         Searching by meaning (`index=`) keeps its vectors in Chroma, which a
-        database server does not hold: give `chroma_client=` (a Chroma server,
-        `chromadb.HttpClient(host=..., port=...)`, which any number of
-        processes share) or `chroma_path=` (an embedded Chroma in that
-        directory, for one process).
+        database server does not hold: give `chroma_url=` (a Chroma server,
+        which any number of processes share; or set `CHRONOMEM_CHROMA_URL`, as
+        a `langgraph.json` deployment does), `chroma_client=` (a client you
+        made, e.g. `chromadb.HttpClient(...)`) or `chroma_path=` (an embedded
+        Chroma in that directory, for one process). The log stays the truth:
+        while the Chroma server is down, writes still commit and reads work,
+        `search(query=...)` raises a `StorageError` that says so, and the
+        vectors catch up when it answers again.
+
+            with ChronoStore.from_conn_string(
+                "postgresql://app@db-host/memories",
+                index={"fields": ["text"]},
+                chroma_url="http://chroma-host:8000",
+            ) as store:
+                store.search(("memories", "alice"), query="where do I live?")
 
         Args:
             conn_string: A libpq connection string or URL
                 (`postgresql://user:password@host:5432/dbname`).
             scope_depth: As in `from_path`.
-            index: As in `from_path`; needs `chroma_client` or `chroma_path`.
+            index: As in `from_path`; needs a Chroma: `chroma_url`,
+                `chroma_client`, `chroma_path` or `$CHRONOMEM_CHROMA_URL`.
             ttl: LangGraph's `TTLConfig`.
             chroma_client: The Chroma client that holds the vectors.
+            chroma_url: The Chroma server that holds the vectors, as a URL
+                (`http://host:8000`); default `$CHRONOMEM_CHROMA_URL` when
+                no Chroma argument is given.
             chroma_path: A directory for an embedded Chroma instead (its files
                 go in `chroma/` inside it); one process only.
             resolver: Knobs of the natural-language undo search.
@@ -227,7 +271,9 @@ class ChronoStore(BaseStore, VersionControl):
 
         Raises:
             ConfigError: As `from_path`; and if `index` is given without a
-                Chroma (or with both `chroma_client` and `chroma_path`).
+                Chroma, with more than one of `chroma_client`, `chroma_url`
+                and `chroma_path`, or `chroma_url` (or the variable) is not an
+                http(s) URL.
             StorageError: If the server cannot be reached.
             ImportError: If psycopg is not installed
                 (`pip install 'langgraph-chronomem[postgres]'`).
@@ -238,6 +284,7 @@ class ChronoStore(BaseStore, VersionControl):
             index=index,
             ttl=ttl,
             chroma_client=chroma_client,
+            chroma_url=chroma_url,
             chroma_path=chroma_path,
             resolver=resolver,
             read_only=read_only,
@@ -253,6 +300,7 @@ class ChronoStore(BaseStore, VersionControl):
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
         chroma_client: Any = None,
+        chroma_url: str | None = None,
         chroma_path: str | Path | None = None,
         resolver: ResolverConfig | None = None,
         read_only: bool = False,
@@ -274,6 +322,7 @@ class ChronoStore(BaseStore, VersionControl):
             index: As in `from_conn_string`.
             ttl: LangGraph's `TTLConfig`.
             chroma_client: As in `from_conn_string`.
+            chroma_url: As in `from_conn_string`.
             chroma_path: As in `from_conn_string`.
             resolver: Knobs of the natural-language undo search.
             read_only: As in `from_path`.
@@ -289,6 +338,7 @@ class ChronoStore(BaseStore, VersionControl):
             index=index,
             ttl=ttl,
             chroma_client=chroma_client,
+            chroma_url=chroma_url,
             chroma_path=chroma_path,
             resolver=resolver,
             read_only=read_only,
@@ -303,18 +353,20 @@ class ChronoStore(BaseStore, VersionControl):
         index: IndexConfig | None,
         ttl: TTLConfig | None,
         chroma_client: Any,
+        chroma_url: str | None,
         chroma_path: str | Path | None,
         resolver: ResolverConfig | None,
         read_only: bool,
         max_connections: int = 10,
     ) -> ChronoStore:
         _check_read_only(index, read_only=read_only)
-        if chroma_client is not None and chroma_path is not None:
-            raise ConfigError(
-                "give chroma_client (a Chroma server) or chroma_path (an "
-                "embedded Chroma), not both"
-            )
-        if index is not None and chroma_client is None and chroma_path is None:
+        server = _chroma_server(chroma_client, chroma_url, chroma_path, environ=True)
+        if (
+            index is not None
+            and chroma_client is None
+            and server is None
+            and chroma_path is None
+        ):
             raise ConfigError(NO_CHROMA)
         from langgraph_chronomem.engine import PostgresEngine
 
@@ -334,7 +386,9 @@ class ChronoStore(BaseStore, VersionControl):
         except BaseException:
             engine.close()
             raise
-        return cls._around(engine, directory, index, ttl, chroma_client, resolver)
+        return cls._around(
+            engine, directory, index, ttl, chroma_client, server, resolver
+        )
 
     @classmethod
     def _around(
@@ -344,6 +398,7 @@ class ChronoStore(BaseStore, VersionControl):
         index: IndexConfig | None,
         ttl: TTLConfig | None,
         chroma_client: Any,
+        chroma_server: ChromaServer | None,
         resolver: ResolverConfig | None,
     ) -> ChronoStore:
         """The store on an engine just opened (closed again if this fails)."""
@@ -353,6 +408,7 @@ class ChronoStore(BaseStore, VersionControl):
                 directory,
                 index=index,
                 chroma_client=chroma_client,
+                chroma_server=chroma_server,
                 resolver=resolver,
             )
             store = cls(engine, search, index=index, ttl=ttl)
@@ -592,6 +648,39 @@ def _check_read_only(index: IndexConfig | None, *, read_only: bool) -> None:
             "index= asks for writes its own files: leave index out (search "
             "without query= still works)"
         )
+
+
+def _chroma_server(
+    client: Any, url: str | None, path: str | Path | None, *, environ: bool
+) -> ChromaServer | None:
+    """The Chroma server `url` names; with `environ` and no Chroma argument at
+    all, the one `$CHRONOMEM_CHROMA_URL` names.
+
+    Raises:
+        ConfigError: If more than one Chroma is given, or the URL is malformed.
+    """
+    given = [
+        name
+        for name, value in (
+            ("chroma_client", client),
+            ("chroma_url", url),
+            ("chroma_path", path),
+        )
+        if value is not None
+    ]
+    if len(given) > 1:
+        raise ConfigError(
+            f"give one Chroma, not both {' and '.join(given)}: chroma_url or "
+            "chroma_client for a Chroma server, chroma_path for an embedded one"
+        )
+    if url is None and not given and environ:
+        url = os.environ.get(CHROMA_URL_ENV) or None
+        if url is not None:
+            try:
+                return ChromaServer.parse(url)
+            except ConfigError as exc:
+                raise ConfigError(f"${CHROMA_URL_ENV}: {exc}") from None
+    return None if url is None else ChromaServer.parse(url)
 
 
 def _store_directory(path: str | Path, *, create: bool) -> Path:

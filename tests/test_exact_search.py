@@ -18,10 +18,13 @@ from typing import Any
 
 import numpy as np
 import pytest
+from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp
 
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.errors import ConfigError
+from langgraph_chronomem.search.vectors import VectorIndex
+from tests.test_search import chroma
 
 DIMS = 16
 WORDS = [f"w{i}" for i in range(12)]  # a small vocabulary: many near-duplicates
@@ -41,6 +44,14 @@ def embed(texts: list[str]) -> list[list[float]]:
 
 
 INDEX = {"dims": DIMS, "embed": embed, "fields": ["text"]}
+
+
+class Hashed(Embeddings):
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return embed(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return hashed(text)
 
 
 @pytest.fixture
@@ -210,3 +221,23 @@ def test_searches_and_undo_searches_racing_writes_never_deadlock(
     assert not any(t.is_alive() for t in threads), "deadlocked"
     assert not failures, failures
     assert_exact(store, scope, "w3 w4")
+
+
+def test_an_item_vector_that_arrives_after_a_newer_one_is_still_searched(
+    tmp_path: Path,
+) -> None:
+    """A catch-up writes each changed item's HEAD row, which can be newer than
+    its batch: a row of the next batch then lands below one already searched."""
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        scope = ("memories", "alice")
+        store.put(scope, "a", {"text": "w1 w2"})  # seq 1
+        store.put(scope, "b", {"text": "w3 w4"})  # seq 2
+        store.put(scope, "a", {"text": "w5 w6"})  # seq 3: a's HEAD, a newer row
+        vectors = VectorIndex(
+            store._engine, chroma(tmp_path / "c"), Hashed(), "hashed", item_fields=["text"]
+        )
+        vectors.catch_up(upto=1)  # a's HEAD row (seq 3) comes with the first batch
+        list(vectors.nearest_items(scope, hashed("w5 w6")))  # a search keeps it
+        vectors.catch_up()  # b's older row (seq 2) comes after it
+        hits = vectors.nearest_items(scope, hashed("w3 w4"))
+        assert {hit.key for chunk in hits for hit in chunk} == {"a", "b"}

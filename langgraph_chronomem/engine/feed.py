@@ -109,7 +109,12 @@ class ProjectionFeed:
 
     def count_after(self, seq: int) -> int:
         """How many commits come after `seq`: the work a catch-up from there has."""
-        return int(self.cur.execute(self.sql.COUNT_AFTER, (seq,)).fetchone()[0])
+        return int(self.cur.execute(self.sql.COMMITS_AFTER, (seq,)).fetchone()[0])
+
+    def last_row_upto(self, seq: int) -> int:
+        """The newest log row written by a commit up to `seq` (0 for none)."""
+        row = self.cur.execute(self.sql.LAST_ROW_UPTO, (seq,)).fetchone()
+        return 0 if row is None else int(row[0])
 
     def changed_items(self, after: int, upto: int) -> list[tuple[Namespace, str]]:
         """Every item a commit with `after < seq <= upto` changed."""

@@ -169,8 +169,11 @@ class Dialect:
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
     FORGET_PROJECTION = "DELETE FROM projections WHERE name = ?"
     SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
-    COUNT_AFTER = "SELECT count(*) FROM commits WHERE seq > ?"
     LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
+    LAST_ROW_UPTO = (
+        "SELECT last_id FROM commits WHERE seq <= ? AND last_id IS NOT NULL "
+        "ORDER BY seq DESC LIMIT 1"
+    )
     CHANGED_ITEMS = (
         f"SELECT DISTINCT i.namespace, i.key FROM {_ROWS} "
         f"WHERE {_ROWS_OF_C} AND c.seq > ? AND c.seq <= ?"
@@ -235,7 +238,6 @@ class Dialect:
         f"(SELECT COUNT(*) FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.scope = s.scope) "
         "FROM scopes AS s ORDER BY s.scope"
     )
-    LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"
     COMMITS_AFTER = "SELECT COUNT(*) FROM commits WHERE seq > ?"
     COMMIT_SEQ = "SELECT seq FROM commits WHERE scope = ? AND version = ?"
     ADD_SCOPE = "INSERT INTO scopes (scope) VALUES (?) ON CONFLICT (scope) DO NOTHING"

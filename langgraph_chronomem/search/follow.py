@@ -47,7 +47,9 @@ class Follower:
 
     A step that raises is logged, and the follower waits for the next poke
     instead of retrying in a loop: the log is the truth, and the next write,
-    search or open catches the projection up.
+    search or open catches the projection up. The same failure again (a Chroma
+    server that stays down while writes keep poking) is logged once, until a
+    step succeeds.
 
     Args:
         step: One bounded unit of work; returns whether more remains.
@@ -62,6 +64,7 @@ class Follower:
         self._busy = False
         self._stopped = False
         self._thread: threading.Thread | None = None
+        self._failing: str | None = None  # the failure last logged
 
     def poke(self) -> None:
         """Ask for steps to run (starts the thread on first use)."""
@@ -104,13 +107,20 @@ class Follower:
             try:
                 while self._step() and not self._stopped:
                     pass
-            except Exception:
-                logger.warning(
+            except Exception as exc:
+                failure = f"{type(exc).__name__}: {exc}"
+                logger.log(
+                    logging.DEBUG if failure == self._failing else logging.WARNING,
                     "%s: an index lags behind the log; the next write, search or "
                     "open catches it up",
                     self._name,
                     exc_info=True,
                 )
+                self._failing = failure
+            else:
+                if self._failing is not None:
+                    logger.info("%s: the index follows the log again", self._name)
+                self._failing = None
             finally:
                 with self._wake:
                     self._busy = False

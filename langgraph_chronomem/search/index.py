@@ -27,11 +27,13 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, NamedTuple, TypeVar, cast
+from urllib.parse import urlsplit
 
+import chromadb.errors
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, ensure_embeddings
 from langgraph.store.base.embed import EmbeddingsLambda
@@ -39,19 +41,33 @@ from langgraph.store.base.embed import EmbeddingsLambda
 from langgraph_chronomem import models
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Write
-from langgraph_chronomem.errors import ChronomemError, ConfigError
+from langgraph_chronomem.errors import ChronomemError, ConfigError, StorageError
 from langgraph_chronomem.search.follow import Follower
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
-from langgraph_chronomem.search.vectors import DISTANCES, Distance, VectorIndex
+from langgraph_chronomem.search.vectors import (
+    DISTANCES,
+    Distance,
+    ItemTexts,
+    VectorIndex,
+    unreachable,
+)
 
 try:
     import fcntl
 except ImportError:  # Windows: no advisory locks, one process is on its honour
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["NO_CHROMA", "SearchIndex", "caller_loop", "load_reranker"]
+__all__ = [
+    "CHROMA_URL_ENV",
+    "NO_CHROMA",
+    "ChromaServer",
+    "SearchIndex",
+    "caller_loop",
+    "load_reranker",
+]
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 CHROMA_DIR = "chroma"
 _FOLLOW_BATCH = 32  # commits per follower step: what a search may wait for
@@ -63,6 +79,94 @@ NO_CHROMA = (
     "server, for any number of processes) or chroma_path=DIR (an embedded "
     "Chroma, for one process)"
 )
+
+CHROMA_URL_ENV = "CHRONOMEM_CHROMA_URL"
+"""A Chroma server for stores on PostgreSQL opened with no Chroma argument."""
+CHROMA_TIMEOUT = 30.0
+"""Seconds a Chroma server may take to answer one call before a search gives up."""
+
+
+class ChromaServer(NamedTuple):
+    """A Chroma server's address, from a URL such as `http://chroma:8000`.
+
+    >>> ChromaServer.parse("http://127.0.0.1:8000")
+    ChromaServer(host='127.0.0.1', port=8000, ssl=False)
+    >>> ChromaServer.parse("https://vectors.example.com").port
+    443
+    >>> try:
+    ...     ChromaServer.parse("chroma:8000")  # no scheme
+    ... except ConfigError as error:
+    ...     print(str(error).split(";")[0])
+    chroma_url is a Chroma server's http:// or https:// URL, such as http://127.0.0.1:8000
+    """
+
+    host: str
+    port: int
+    ssl: bool
+
+    @classmethod
+    def parse(cls, url: str) -> ChromaServer:
+        """The address in `url` (`http[s]://host[:port]`; the port defaults to
+        8000, `chroma run`'s, over http and to 443 over https).
+
+        Raises:
+            ConfigError: If `url` is not such a URL (another scheme, no host, a
+                bad port, a path, a query, or credentials).
+        """
+        wrong = ConfigError(
+            "chroma_url is a Chroma server's http:// or https:// URL, such as "
+            f"http://127.0.0.1:8000; got {url!r}"
+        )
+        if not isinstance(url, str):
+            raise wrong
+        try:
+            parts = urlsplit(url.strip())
+            port = parts.port
+        except ValueError:
+            raise wrong from None
+        if (
+            parts.scheme.lower() not in ("http", "https")
+            or not parts.hostname
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.fragment
+            or parts.username is not None
+        ):
+            raise wrong
+        ssl = parts.scheme.lower() == "https"
+        return cls(parts.hostname, port or (443 if ssl else 8000), ssl)
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.ssl else 'http'}://{self.host}:{self.port}"
+
+    def connect(self) -> Any:
+        """A client of this server, whose calls give up after `CHROMA_TIMEOUT`.
+
+        Raises:
+            StorageError: If the server cannot be reached.
+        """
+        import chromadb
+        import httpx
+        from chromadb.config import Settings
+
+        try:
+            client = chromadb.HttpClient(
+                host=self.host,
+                port=self.port,
+                ssl=self.ssl,
+                settings=Settings(anonymized_telemetry=False),
+            )
+        except (ValueError, httpx.TransportError) as exc:
+            # Chroma's own words for a server that is not there are a ValueError
+            raise unreachable(self.url, exc) from exc
+        # Chroma's HTTP client waits forever by default: a server that stopped
+        # answering would hang every search.
+        session = getattr(getattr(client, "_server", None), "_session", None)
+        if isinstance(session, httpx.Client):
+            session.timeout = httpx.Timeout(CHROMA_TIMEOUT, connect=5.0)
+        return client
+
 
 caller_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
     "chronomem_caller_loop", default=None
@@ -169,6 +273,9 @@ class SearchIndex:
         index: LangGraph's `IndexConfig`; `None` indexes item changes only (for `undo`).
         chroma_client: A Chroma client to use instead of the embedded one, e.g.
             `chromadb.HttpClient(...)` when several processes share the store.
+        chroma_server: A Chroma server to connect to instead (on first use,
+            and again after a failed attempt, so a store opens while the
+            server is down); the client is the index's to close.
         resolver: The undo search's knobs.
     """
 
@@ -179,6 +286,7 @@ class SearchIndex:
         *,
         index: IndexConfig | None = None,
         chroma_client: Any = None,
+        chroma_server: ChromaServer | None = None,
         resolver: ResolverConfig | None = None,
     ) -> None:
         if index is not None and not isinstance(index, Mapping):
@@ -191,7 +299,10 @@ class SearchIndex:
         self._embed = None if index is None else index.get("embed")
         self._unusable: str | None = None
         self._settle_index(given=index is not None)
+        self.item_texts = ItemTexts(self.item_fields)
         self._client = chroma_client
+        self._server = chroma_server
+        self._owns_client = False
         self._lock = threading.Lock()
         self._embeddings: Embeddings | None = None
         self._vectors: VectorIndex | None = None
@@ -236,9 +347,13 @@ class SearchIndex:
 
     @property
     def has_chroma(self) -> bool:
-        """Whether there is a Chroma to hold vectors: the caller's client, or a
-        directory for the embedded one."""
-        return self._client is not None or self.directory is not None
+        """Whether there is a Chroma to hold vectors: the caller's client, a
+        server to connect to, or a directory for the embedded one."""
+        return (
+            self._client is not None
+            or self._server is not None
+            or self.directory is not None
+        )
 
     @property
     def indexes_items(self) -> bool:
@@ -272,7 +387,8 @@ class SearchIndex:
             return self._vectors
 
     def _open_vectors(self, embeddings: Embeddings) -> VectorIndex:
-        """The projections on the caller's client, or on the embedded Chroma.
+        """The projections on the caller's client, a Chroma server, or the
+        embedded Chroma.
 
         An embedded Chroma that cannot be opened or read (what a kill inside a
         Chroma write, or a damaged file, leaves) is moved aside with a warning and
@@ -289,11 +405,14 @@ class SearchIndex:
                 distance=self.distance,
             )
 
+        if self._client is None and self._server is not None:
+            self._client, self._owns_client = self._server.connect(), True
         if self._client is not None:
             return projections(self._client)
         assert self.directory is not None  # vectors() checked has_chroma
         path = self.directory / CHROMA_DIR
-        self._chroma_lock = _ChromaLock.acquire(path)
+        if self._chroma_lock is None:  # held already when made again
+            self._chroma_lock = _ChromaLock.acquire(path)
         try:
             return projections(_embedded_chroma(path)).check()
         except ChronomemError:
@@ -316,7 +435,7 @@ class SearchIndex:
                 config = self.config
                 self._resolver = Resolver(
                     self.engine,
-                    self.vectors,
+                    lambda: self._on_vectors(lambda v: v.present(changes=True)),
                     config,
                     functools.cache(functools.partial(load_reranker, config)),
                 )
@@ -327,12 +446,13 @@ class SearchIndex:
         or without a Chroma: the vectors then catch up when one is given)."""
         if not self.indexes_items or not self.has_chroma:
             return []
-        index = self.vectors()
+        if self._unusable:
+            raise ConfigError(self._unusable)
         return [
             text
             for write in writes
             if write.value is not None
-            for _, text in index.item_texts(write.value, write.index)
+            for _, text in self.item_texts(write.value, write.index)
         ]
 
     def after_commit(self, known: Mapping[str, list[float]]) -> None:
@@ -358,8 +478,11 @@ class SearchIndex:
                 vectors.catch_up(changes=False, upto=vectors.last_seq())
                 return
             vectors.remember(known)
-        except Exception:
-            logger.warning(
+        except Exception as exc:
+            # A Chroma server that is away: the follower says so, once
+            away = isinstance(exc, StorageError)
+            logger.log(
+                logging.DEBUG if away else logging.WARNING,
                 "vectors lag behind the log; the next write or search retries",
                 exc_info=True,
             )
@@ -368,8 +491,9 @@ class SearchIndex:
     def _follow(self) -> bool:
         """The follower's step: a few batches of commits into each collection,
         then the full-text index. Returns whether more may remain."""
-        vectors = self.vectors()
-        applied = vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
+        applied = self._on_vectors(
+            lambda vectors: vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
+        )
         with self.engine.transaction(write=True) as tx:
             tx.index_changes()
         return applied > 0
@@ -385,14 +509,47 @@ class SearchIndex:
         LangGraph's stores give it). Waits for the follower's step in progress,
         then applies the rest itself, up to the newest commit when called: a
         writer that keeps writing never keeps a search waiting."""
+
+        def catch_up(vectors: VectorIndex) -> VectorIndex:
+            vectors.present().catch_up(changes=False, upto=vectors.last_seq())
+            return vectors
+
+        return self._on_vectors(catch_up)
+
+    def _on_vectors(self, work: Callable[[VectorIndex], T]) -> T:
+        """`work(self.vectors())`; once more on the collections made again if
+        they are gone from Chroma (a server restarted on empty data, another
+        store's rebuild): they are made anew, marks reset, and refilled from
+        the log."""
         vectors = self.vectors()
-        vectors.catch_up(changes=False, upto=vectors.last_seq())
-        return vectors
+        try:
+            return work(vectors)
+        except chromadb.errors.NotFoundError:
+            logger.warning(
+                "the vector collections this store had open are gone from Chroma "
+                "(a server restarted on empty data, or another store's reindex): "
+                "opening them again, made anew from the log if missing"
+            )
+            with self._lock:
+                if self._vectors is vectors:
+                    self._vectors = None
+                    if self._client is None:  # the embedded client is ours
+                        vectors.client.close()
+            return work(self.vectors())
 
     def heal(self) -> None:
         """On open: if a crash left the collections behind the log, start the
-        follower on it (searches catch up first in any case)."""
-        if self.indexes_items and self.has_chroma and self.vectors().behind():
+        follower on it (searches catch up first in any case). A Chroma server
+        that is down does not stop the store from opening: the log is the
+        truth, and the vectors catch up when it answers."""
+        if not (self.indexes_items and self.has_chroma):
+            return
+        try:
+            behind = self.vectors().behind()
+        except StorageError as exc:
+            logger.warning("%s", exc)
+            return
+        if behind:
             self._follower.poke()
 
     def close(self) -> None:
@@ -404,7 +561,10 @@ class SearchIndex:
         with self._lock:
             vectors, self._vectors = self._vectors, None
             lock, self._chroma_lock = self._chroma_lock, None
-        if vectors is not None and self._client is None:
+        if self._owns_client:
+            self._client.close()
+            self._client, self._owns_client = None, False
+        elif vectors is not None and self._client is None:
             vectors.client.close()
         if lock is not None:
             lock.release()

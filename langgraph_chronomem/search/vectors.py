@@ -39,6 +39,7 @@ from functools import partial
 from typing import Any, Literal, TypeVar
 
 import chromadb.errors
+import httpx
 import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import get_text_at_path, tokenize_path
@@ -51,12 +52,14 @@ from langgraph_chronomem.engine.feed import (
 )
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Namespace
+from langgraph_chronomem.errors import StorageError
 
 __all__ = [
     "DISTANCES",
     "ChangeHit",
     "Distance",
     "ItemHit",
+    "ItemTexts",
     "Progress",
     "VectorIndex",
     "collection_name",
@@ -98,8 +101,70 @@ class ChangeHit:
     score: float
 
 
+class ItemTexts:
+    """What is embedded of an item: (field label, text) pairs for a value.
+
+    Needs no Chroma, so a write can find its texts (and embed them before its
+    transaction) while a Chroma server is down.
+
+        >>> texts = ItemTexts(["text", "tags[*]"])
+        >>> texts({"text": "Paris", "tags": ["city", "home"]}, None)
+        [('text', 'Paris'), ('tags[*].0', 'city'), ('tags[*].1', 'home')]
+        >>> texts({"text": "Paris"}, False), ItemTexts(None)({"text": "Paris"}, None)
+        ([], [])
+
+    Args:
+        fields: JSON paths embedded by default (`index["fields"]`), `None`
+            when items are not indexed.
+    """
+
+    def __init__(self, fields: Sequence[str] | None) -> None:
+        self.fields = None if fields is None else list(fields)
+        self._paths = [(f, tokenize_path(f) if f != "$" else "$") for f in fields or ()]
+
+    def __call__(
+        self, value: Mapping[str, Any], index: Sequence[str] | bool | None
+    ) -> list[tuple[str, str]]:
+        """The pairs for one value. `index` is the put's argument: `None` for
+        the default fields, `False` for nothing, or its own field paths."""
+        if index is False or self.fields is None:
+            return []
+        paths = self._paths if index is None else [(f, tokenize_path(f)) for f in index]  # type: ignore[union-attr]
+        texts = []
+        for field, path in paths:
+            found = get_text_at_path(value, path)
+            texts += [
+                (f"{field}.{i}" if len(found) > 1 else field, t)
+                for i, t in enumerate(found)
+            ]
+        return texts
+
+
 def _item_id(namespace: Namespace, key: str) -> str:
     return hashlib.sha1(f"{namespace_text(namespace)}\x00{key}".encode()).hexdigest()
+
+
+def server_address(client: Any) -> str:
+    """Where a Chroma server client connects (`http://host:port`), or `"?"`."""
+    try:
+        settings = client.get_settings()
+        host, port = settings.chroma_server_host, settings.chroma_server_http_port
+        scheme = "https" if settings.chroma_server_ssl_enabled else "http"
+    except Exception:  # a client of another kind: no address to name
+        return "?"
+    return f"{scheme}://{host}:{port}"
+
+
+def unreachable(where: str, exc: BaseException) -> StorageError:
+    """The error a search by meaning raises while the Chroma server at `where`
+    is away."""
+    words = str(exc).strip()
+    cause = words.splitlines()[0] if words else type(exc).__name__
+    return StorageError(
+        f"searching by meaning is unavailable: the Chroma server at {where} "
+        f"cannot be reached ({cause}). Writes still commit to the log and their "
+        "vectors catch up when it answers again; search without query= still works"
+    )
 
 
 def _lags(feed: ProjectionFeed, name: str) -> bool:
@@ -134,6 +199,7 @@ class _Kept:
     matrix: np.ndarray
     norms: np.ndarray
     mark: ProjectionState | None = None  # the collection's mark when topped up
+    early: frozenset[str] = frozenset()  # ids kept of rows above `last_row`
 
     @staticmethod
     def empty(*tags: type) -> _Kept:
@@ -199,18 +265,22 @@ class VectorIndex:
         # thread writes fails ("Error finding id"). Held for one call alone,
         # never while waiting for another lock.
         self._chroma = threading.Lock()
-        self._paths = [
-            (f, tokenize_path(f) if f != "$" else "$") for f in item_fields or ()
-        ]
+        self.item_texts = ItemTexts(item_fields)
         # The copies kept for exact search. Readers hold the log's lock when they
         # take it, and its holders never wait for the log: never the other way.
         self._kept_lock = threading.Lock()
         self._kept: dict[str, _Kept] = {}  # scope key -> its change vectors
         self._kept_items = _Kept.empty(str, str)  # item vectors: (namespace, key)
         self._marks: dict[str, ProjectionState] = {}  # as last caught up
-        retired = {c.name for c in client.list_collections()} & set(_RETIRED)
+        # The last log row of a commit the item collection has applied (see
+        # `_top_up`); read by catch-up, as searches read the copy inside a
+        # transaction of the log and may not open another.
+        self._item_cap: int | None = None
+        self._counted: int | None = None  # the item count `present` read
+        listed = self._call(client.list_collections)
+        retired = {c.name for c in listed} & set(_RETIRED)
         for name in retired:
-            client.delete_collection(name)
+            self._call(partial(client.delete_collection, name))
         with engine.transaction(write=bool(retired)) as tx:
             for name in retired:
                 ProjectionFeed(tx).forget(name)
@@ -272,35 +342,38 @@ class VectorIndex:
             self._call(partial(collection.get, limit=1, include=["embeddings"]))
         return self
 
+    def present(self, *, changes: bool = False) -> VectorIndex:
+        """Ask Chroma for the collection a search reads (items; `changes` for
+        the undo search's), so one gone since it was opened (a server restarted
+        on empty data, a rebuild by another store) fails here, where it can be
+        made again.
+
+        Raises:
+            chromadb.errors.NotFoundError: If it is gone.
+        """
+        read = self.changes if changes or self.items is None else self.items
+        count = self._call(read.count)
+        if read is self.items:  # the search that follows needs no other count
+            self._counted = count
+        return self
+
     def _call(self, call: Callable[[], T]) -> T:
-        """Make one Chroma call, when no other thread is making one."""
+        """Make one Chroma call, when no other thread is making one.
+
+        Raises:
+            StorageError: If the client is a Chroma server's and it cannot be
+                reached (down, restarting, or not answering in time).
+        """
         with self._chroma:
-            return call()
+            try:
+                return call()
+            except httpx.TransportError as exc:
+                raise unreachable(server_address(self.client), exc) from exc
 
     def _collections(self) -> list[Any]:
         return [self.changes] if self.items is None else [self.items, self.changes]
 
     # -- what gets embedded ---------------------------------------------------
-
-    def item_texts(
-        self, value: Mapping[str, Any], index: Sequence[str] | bool | None
-    ) -> list[tuple[str, str]]:
-        """(field label, text) pairs to embed for one item value.
-
-        `index` is the put's argument: `None` for the store's fields, `False` for
-        nothing, or its own list of field paths.
-        """
-        if index is False or self.item_fields is None:
-            return []
-        paths = self._paths if index is None else [(f, tokenize_path(f)) for f in index]  # type: ignore[union-attr]
-        texts = []
-        for field, path in paths:
-            found = get_text_at_path(value, path)
-            texts += [
-                (f"{field}.{i}" if len(found) > 1 else field, t)
-                for i, t in enumerate(found)
-            ]
-        return texts
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Vectors for `texts`, reusing those writes computed (`remember`)."""
@@ -409,8 +482,15 @@ class VectorIndex:
             state = self._rebuild_scope(name, apply, state, scope)
         applied = 0
         while steps is None or steps > 0:
-            with self.engine.transaction(write=False) as tx:
-                seqs = ProjectionFeed(tx).commit_seqs_after(state.seq, limit=batch)
+            # In a write transaction, as the change index reads them: on
+            # PostgreSQL a commit holding a lower seq can become visible after
+            # a higher one, and a mark moved past it would skip it for good;
+            # there the read waits for the commits in flight before its seqs.
+            with self.engine.transaction(write=True) as tx:
+                feed = ProjectionFeed(tx)
+                seqs = feed.commit_seqs_after(state.seq, limit=batch)
+                if self.items is not None and name == self.items.name:
+                    self._item_cap = feed.last_row_upto(state.seq)
             if upto is not None:
                 seqs = [seq for seq in seqs if seq <= upto]
             if not seqs:
@@ -509,8 +589,16 @@ class VectorIndex:
             with self._kept_lock:  # the rows made again are older
                 self._kept_items = _Kept.empty(str, str)
         elif changed:
-            stale = [_item_id(ns, key) for ns, key in changed]
-            self._call(lambda: items.delete(where={"item": {"$in": stale}}))
+            # Only vectors of rows no longer at HEAD: a HEAD row's are upserted
+            # again, so a store catching up the same commits in another process
+            # never leaves a search a moment when the item has no vector.
+            stale: dict[str, Any] = {
+                "item": {"$in": [_item_id(ns, key) for ns, key in changed]}
+            }
+            if rows:
+                head = {"row": {"$nin": [row.row_id for row in rows]}}
+                stale = {"$and": [stale, head]}
+            self._call(lambda: items.delete(where=stale))
         self._add_items(rows)
 
     def _add_items(self, rows: Sequence[HeadRow]) -> None:
@@ -595,6 +683,7 @@ class VectorIndex:
             with self._kept_lock:
                 self._kept.clear()
                 self._kept_items = _Kept.empty(str, str)
+                self._item_cap = 0  # nothing is there until catch-up says so
             self._ahead.clear()
         return self.catch_up(progress=progress)
 
@@ -706,7 +795,9 @@ class VectorIndex:
             return _Kept.empty(str, str)
         with self._kept_lock:
             kept = self._kept_items
-            count = self._call(self.items.count)
+            count, self._counted = self._counted, None
+            if count is None:
+                count = self._call(self.items.count)
             if len(kept.rows) > 2 * count + 1000:
                 kept = _Kept.empty(str, str)  # mostly rows no longer at HEAD: read anew
             self._kept_items = self._top_up(
@@ -715,6 +806,7 @@ class VectorIndex:
                 self._marks.get(self.items.name),
                 None,
                 lambda meta: (meta["ns"], meta["key"]),
+                cap=self._item_cap,
             )
             return self._kept_items
 
@@ -725,14 +817,22 @@ class VectorIndex:
         mark: ProjectionState | None,
         where: dict[str, Any] | None,
         tags: Callable[[Mapping[str, Any]], tuple[Any, ...]],
+        *,
+        cap: int | None = None,
     ) -> _Kept:
         """`kept` with the collection's vectors of rows after its last one.
 
-        Log row ids only grow (AUTOINCREMENT) and catch-up adds them in that
-        order, so "rows after the last one kept" is exactly what is new, even
-        read while a catch-up is adding more; nothing is new while the
-        collection's mark has not moved since the last top-up; a projection made
-        again from older rows empties what was kept first.
+        Catch-up adds a batch's rows in row order, so "rows after the last one
+        kept" is what is new, even read while a catch-up is adding more; nothing
+        is new while the collection's mark has not moved since the last top-up;
+        a projection made again from older rows empties what was kept first.
+
+        `cap` (the item collection's): a catch-up writes each changed item's
+        HEAD row, which may belong to a commit after its batch, so a row of the
+        next batch can land below one already read. The rows up to `cap` (the
+        last row of a commit the collection had applied when it was read) are
+        all there; those above it are read again next time (`early` keeps
+        them from being kept twice).
         """
         if mark is not None and kept.mark == mark:
             return kept
@@ -741,11 +841,19 @@ class VectorIndex:
         found = self._call(
             lambda: collection.get(where=condition, include=["embeddings", "metadatas"])
         )
-        if found["ids"]:
-            metas = found["metadatas"]
+        fresh = [i for i, id_ in enumerate(found["ids"]) if id_ not in kept.early]
+        if fresh:
+            metas = [found["metadatas"][i] for i in fresh]
             kept = kept.extend(
                 [m["row"] for m in metas],
                 list(zip(*(tags(m) for m in metas), strict=True)),
-                found["embeddings"],
+                [found["embeddings"][i] for i in fresh],
+            )
+        if cap is not None:  # what was read above `cap` is read again next time
+            rows = zip(found["ids"], found["metadatas"], strict=True)
+            kept = replace(
+                kept,
+                last_row=min(kept.last_row, cap),
+                early=frozenset(id_ for id_, meta in rows if meta["row"] > cap),
             )
         return replace(kept, mark=mark)
