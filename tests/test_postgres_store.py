@@ -211,6 +211,24 @@ def test_from_path_given_a_url_opens_the_database_not_a_directory(
         ChronoStore.from_path(url, synchronous="NORMAL")
 
 
+def test_a_keyword_connection_string_opens_the_database_not_a_directory(
+    pg_server: PostgresServer,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """libpq's `host=... dbname=...` form, as psycopg and PostgresStore take it,
+    where a path goes: the database, never a local folder of that name."""
+    monkeypatch.chdir(tmp_path)
+    conninfo = pg_server.conninfo(pg_server.create_database())
+    store, saver = open_chronomem(conninfo, scope_depth=2)
+    with store:
+        assert isinstance(saver.store._engine, PostgresEngine)
+        store.put(ALICE, "city", {"city": "Paris"})
+    with ChronoStore.from_path(conninfo) as again:
+        assert again.head(ALICE) == 1
+    assert list(tmp_path.iterdir()) == [], "no local directory named host=..."
+
+
 def test_a_pool_is_shared_with_langgraphs_postgres_store(url: str) -> None:
     """One pool for both stores: PostgresStore's connections use `dict_row`,
     ChronoStore's cursors their own rows. Closing ChronoStore leaves it open."""

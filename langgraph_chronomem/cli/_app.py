@@ -111,13 +111,16 @@ def store_location(args: argparse.Namespace) -> str:
 
 
 def shown_location(args: argparse.Namespace) -> str:
-    """`store_location` to print: a URL's password is starred out.
+    """`store_location` to print: a connection string's password is starred out.
 
     >>> args = argparse.Namespace(path="postgresql://app:s3cret@db/memories")
     >>> shown_location(args)
     'postgresql://app:***@db/memories'
+    >>> shown_location(argparse.Namespace(path="host=db password=s3cret user=app"))
+    'host=db password=*** user=app'
     """
-    return re.sub(r"^(\w+://[^:/@]*):[^@]*@", r"\1:***@", store_location(args))
+    location = re.sub(r"^(\w+://[^:/@]*):[^@]*@", r"\1:***@", store_location(args))
+    return re.sub(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", location)
 
 
 def store_path(args: argparse.Namespace) -> Path:
