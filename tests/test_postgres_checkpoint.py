@@ -10,8 +10,6 @@ separate processes sharing one thread and its memory.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import subprocess
 import sys
 import textwrap
@@ -22,7 +20,6 @@ from pathlib import Path
 import psycopg
 import pytest
 from langgraph.checkpoint.conformance import checkpointer_test, validate
-from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES
 from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.store.base import IndexConfig
 
@@ -35,6 +32,7 @@ from langgraph_chronomem import (
 from langgraph_chronomem.errors import StorageError, VersionError
 from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_checkpoint import (  # noqa: F401  (any database, run here)
+    assert_full_conformance,
     put,
     test_async_twins_give_the_sync_answers,
     test_bad_metadata_is_refused_and_writes_nothing,
@@ -104,16 +102,7 @@ async def test_conformance_suite_passes_every_capability(
         finally:
             store.close()
 
-    report = await validate(factory)
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        report.print_report()
-    failures = [f for result in report.results.values() for f in result.failures]
-    assert {cap.value for cap in ALL_CAPABILITIES} == set(report.results)
-    assert all(r.detected and r.passed for r in report.results.values()), (
-        printed.getvalue() + "\n".join(failures)
-    )
-    assert report.conformance_level() == "FULL"
+    assert_full_conformance(await validate(factory))
 
 
 # -- one database -------------------------------------------------------------------

@@ -34,6 +34,13 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from langgraph_chronomem.cli.errors import (
     EXIT_ENVIRONMENT,
@@ -278,6 +285,19 @@ class Context:
     def json(self) -> bool:
         """Whether to print JSON for scripts."""
         return bool(getattr(self.args, "json", False))
+
+    def progress(self) -> Progress:
+        """Rich progress bars on stderr, gone when done; none for `--json` or
+        when stderr is not a terminal."""
+        return Progress(
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=self.err,
+            transient=True,
+            disable=self.json or not self.err.is_terminal,
+        )
 
     def emit(self, data: Any) -> None:
         """Print one JSON document on stdout."""

@@ -9,13 +9,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-)
 from rich.table import Table
 from rich.text import Text
 
@@ -62,14 +55,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
 def run_reindex(ctx: Context) -> int:
     with open_store(ctx.args) as store:
         started = time.perf_counter()
-        with Progress(
-            TextColumn("[progress.description]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=ctx.err,
-            transient=True,
-        ) as progress:
+        with ctx.progress() as progress:
             task = progress.add_task("embedding changes", total=None)
             count = store.reindex(
                 lambda done, total: progress.update(task, completed=done, total=total)

@@ -13,14 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from rich.progress import TaskID
 from rich.text import Text
 
 from langgraph_chronomem.cli._app import (
@@ -153,15 +146,7 @@ def _check_source(source: str) -> None:
 @contextmanager
 def _progress(ctx: Context) -> Iterator[Told]:
     """A `Progress` callback drawing one rich bar per phase on stderr."""
-    with Progress(
-        TextColumn("[progress.description]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=ctx.err,
-        transient=True,
-        disable=ctx.json or not ctx.err.is_terminal,
-    ) as bars:
+    with ctx.progress() as bars:
         tasks: dict[str, TaskID] = {}
 
         def told(phase: str, done: int, total: int | None) -> None:
