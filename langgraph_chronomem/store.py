@@ -41,12 +41,8 @@ from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, StorageError
 from langgraph_chronomem.ops import ReadPlan, check_ops, run_reads
-from langgraph_chronomem.search.index import (
-    CHROMA_URL_ENV,
-    NO_CHROMA,
-    ChromaServer,
-    SearchIndex,
-)
+from langgraph_chronomem.search.chroma import CHROMA_URL_ENV, NO_CHROMA, ChromaServer
+from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.ttl import TTLSweeper
 from langgraph_chronomem.versions import VersionControl

@@ -27,7 +27,7 @@ from psycopg_pool import ConnectionPool
 
 from langgraph_chronomem import ChronoStore, ConfigError, StorageError
 from langgraph_chronomem.engine import CommitMeta, Write
-from langgraph_chronomem.search import index as search_index
+from langgraph_chronomem.search import chroma as search_chroma
 from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_exact_search import INDEX, assert_exact, embed
@@ -372,7 +372,7 @@ def test_a_frozen_server_fails_a_search_in_bounded_time(
     hang a search: Chroma's own client waits forever. (Catching up once it
     answers again is the stopped server's test's; here the timeout is cut to
     a second, which a loaded machine can take for a real answer.)"""
-    monkeypatch.setattr(search_index, "CHROMA_TIMEOUT", 1.0)
+    monkeypatch.setattr(search_chroma, "CHROMA_TIMEOUT", 1.0)
     with ChronoStore.from_conn_string(
         url,
         scope_depth=2,

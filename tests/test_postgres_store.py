@@ -261,7 +261,7 @@ def test_a_connection_not_in_autocommit_is_refused(url: str) -> None:
 
 
 def test_index_without_a_chroma_is_refused_before_connecting(url: str) -> None:
-    with pytest.raises(ConfigError, match=r"chroma_client=chromadb\.HttpClient"):
+    with pytest.raises(ConfigError, match=r"chroma_url='http://host:8000'"):
         ChronoStore.from_conn_string(url, index={"dims": 2, "embed": embed})
     with pytest.raises(ConfigError, match="not both"):
         ChronoStore.from_conn_string(

@@ -24,14 +24,12 @@ import asyncio
 import functools
 import json
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, ClassVar, NamedTuple, TypeVar, cast
-from urllib.parse import urlsplit
+from typing import Any, TypeVar, cast
 
 import chromadb.errors
 from langchain_core.embeddings import Embeddings
@@ -42,6 +40,14 @@ from langgraph_chronomem import models
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.errors import ChronomemError, ConfigError, StorageError
+from langgraph_chronomem.search.chroma import (
+    CHROMA_DIR,
+    NO_CHROMA,
+    ChromaLock,
+    ChromaServer,
+    embedded_chroma,
+    forget_chroma,
+)
 from langgraph_chronomem.search.follow import Follower
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
 from langgraph_chronomem.search.vectors import (
@@ -49,18 +55,9 @@ from langgraph_chronomem.search.vectors import (
     Distance,
     ItemTexts,
     VectorIndex,
-    unreachable,
 )
 
-try:
-    import fcntl
-except ImportError:  # Windows: no advisory locks, one process is on its honour
-    fcntl = None  # type: ignore[assignment]
-
 __all__ = [
-    "CHROMA_URL_ENV",
-    "NO_CHROMA",
-    "ChromaServer",
     "SearchIndex",
     "caller_loop",
     "load_reranker",
@@ -69,104 +66,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
-CHROMA_DIR = "chroma"
 _FOLLOW_BATCH = 32  # commits per follower step: what a search may wait for
 INDEX_META = "index"  # the index settings a store was last opened with
-NO_CHROMA = (
-    "searching by meaning (index=, and the undo search) keeps vectors in Chroma, "
-    "and a store on PostgreSQL has no directory for an embedded one: open it "
-    "with chroma_client=chromadb.HttpClient(host=..., port=...) (a Chroma "
-    "server, for any number of processes) or chroma_path=DIR (an embedded "
-    "Chroma, for one process)"
-)
-
-CHROMA_URL_ENV = "CHRONOMEM_CHROMA_URL"
-"""A Chroma server for stores on PostgreSQL opened with no Chroma argument."""
-CHROMA_TIMEOUT = 30.0
-"""Seconds a Chroma server may take to answer one call before a search gives up."""
-
-
-class ChromaServer(NamedTuple):
-    """A Chroma server's address, from a URL such as `http://chroma:8000`.
-
-    >>> ChromaServer.parse("http://127.0.0.1:8000")
-    ChromaServer(host='127.0.0.1', port=8000, ssl=False)
-    >>> ChromaServer.parse("https://vectors.example.com").port
-    443
-    >>> try:
-    ...     ChromaServer.parse("chroma:8000")  # no scheme
-    ... except ConfigError as error:
-    ...     print(str(error).split(";")[0])
-    chroma_url is a Chroma server's http:// or https:// URL, such as http://127.0.0.1:8000
-    """
-
-    host: str
-    port: int
-    ssl: bool
-
-    @classmethod
-    def parse(cls, url: str) -> ChromaServer:
-        """The address in `url` (`http[s]://host[:port]`; the port defaults to
-        8000, `chroma run`'s, over http and to 443 over https).
-
-        Raises:
-            ConfigError: If `url` is not such a URL (another scheme, no host, a
-                bad port, a path, a query, or credentials).
-        """
-        wrong = ConfigError(
-            "chroma_url is a Chroma server's http:// or https:// URL, such as "
-            f"http://127.0.0.1:8000; got {url!r}"
-        )
-        if not isinstance(url, str):
-            raise wrong
-        try:
-            parts = urlsplit(url.strip())
-            port = parts.port
-        except ValueError:
-            raise wrong from None
-        if (
-            parts.scheme.lower() not in ("http", "https")
-            or not parts.hostname
-            or parts.path not in ("", "/")
-            or parts.query
-            or parts.fragment
-            or parts.username is not None
-        ):
-            raise wrong
-        ssl = parts.scheme.lower() == "https"
-        return cls(parts.hostname, port or (443 if ssl else 8000), ssl)
-
-    @property
-    def url(self) -> str:
-        return f"{'https' if self.ssl else 'http'}://{self.host}:{self.port}"
-
-    def connect(self) -> Any:
-        """A client of this server, whose calls give up after `CHROMA_TIMEOUT`.
-
-        Raises:
-            StorageError: If the server cannot be reached.
-        """
-        import chromadb
-        import httpx
-        from chromadb.config import Settings
-
-        try:
-            client = chromadb.HttpClient(
-                host=self.host,
-                port=self.port,
-                ssl=self.ssl,
-                settings=Settings(anonymized_telemetry=False),
-            )
-        except (ValueError, httpx.TransportError) as exc:
-            # Chroma's own words for a server that is not there are a ValueError
-            raise unreachable(self.url, exc) from exc
-        # Chroma's HTTP client waits forever by default: a server that stopped
-        # answering would hang every search.
-        session = getattr(getattr(client, "_server", None), "_session", None)
-        if isinstance(session, httpx.Client):
-            session.timeout = httpx.Timeout(CHROMA_TIMEOUT, connect=5.0)
-        return client
-
 
 caller_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
     "chronomem_caller_loop", default=None
@@ -306,7 +207,7 @@ class SearchIndex:
         self._lock = threading.Lock()
         self._embeddings: Embeddings | None = None
         self._vectors: VectorIndex | None = None
-        self._chroma_lock: _ChromaLock | None = None
+        self._chroma_lock: ChromaLock | None = None
         self._resolver: Resolver | None = None
         self._follower = Follower(
             self._follow, name=f"chronomem-follow-{directory or 'server'}"
@@ -412,9 +313,9 @@ class SearchIndex:
         assert self.directory is not None  # vectors() checked has_chroma
         path = self.directory / CHROMA_DIR
         if self._chroma_lock is None:  # held already when made again
-            self._chroma_lock = _ChromaLock.acquire(path)
+            self._chroma_lock = ChromaLock.acquire(path)
         try:
-            return projections(_embedded_chroma(path)).check()
+            return projections(embedded_chroma(path)).check()
         except ChronomemError:
             raise
         except Exception as exc:  # Chroma's own errors are of many kinds
@@ -425,8 +326,8 @@ class SearchIndex:
                 path, type(exc).__name__, str(exc).splitlines()[0], aside,
             )  # fmt: skip
             path.rename(aside)
-            _forget_chroma(path)
-            return projections(_embedded_chroma(path))
+            forget_chroma(path)
+            return projections(embedded_chroma(path))
 
     def resolver(self) -> Resolver:
         """The undo search (its reranker loads on first use)."""
@@ -568,75 +469,6 @@ class SearchIndex:
             vectors.client.close()
         if lock is not None:
             lock.release()
-
-
-def _embedded_chroma(path: Path) -> Any:
-    import chromadb
-    from chromadb.config import Settings
-
-    return chromadb.PersistentClient(
-        path=str(path), settings=Settings(anonymized_telemetry=False)
-    )
-
-
-def _forget_chroma(path: Path) -> None:
-    """Drop Chroma's cached client system for `path`: it caches one per path in
-    the process, a broken one too, and would hand it out again."""
-    from chromadb.api.shared_system_client import SharedSystemClient
-
-    SharedSystemClient._identifier_to_system.pop(str(path), None)
-
-
-class _ChromaLock:
-    """An embedded Chroma directory is one process's: held by every store of
-    this process that opened it, refused to any other process.
-
-    Embedded Chroma is not built for several writer processes (measured: 45x
-    slower writes, then a crash or a hang on the next search), so a second
-    process gets an error naming the way that works, a Chroma server.
-    """
-
-    _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # path -> (fd, holders)
-    _guard = threading.Lock()
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    @classmethod
-    def acquire(cls, path: Path) -> _ChromaLock:
-        """Hold `path` for this process.
-
-        Raises:
-            ConfigError: If another process holds it.
-        """
-        key = path.resolve()
-        with cls._guard:
-            fd, holders = cls._held.get(key, (-1, 0))
-            if not holders and fcntl is not None:
-                key.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(key.with_name(f"{key.name}.lock"), os.O_RDWR | os.O_CREAT)
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(fd)
-                    raise ConfigError(
-                        f"another process has this store's embedded vector index "
-                        f"({key}) open, and embedded Chroma serves one process. To "
-                        "share the store, run a Chroma server (`chroma run --path "
-                        f"{key}`) and open the store in every process with "
-                        "chroma_client=chromadb.HttpClient(host=..., port=...)"
-                    ) from None
-            cls._held[key] = (fd, holders + 1)
-        return cls(key)
-
-    def release(self) -> None:
-        """Let go; the last holder in the process unlocks the directory."""
-        with self._guard:
-            fd, holders = self._held.pop(self.path)
-            if holders > 1:
-                self._held[self.path] = (fd, holders - 1)
-            elif fd >= 0:
-                os.close(fd)  # closing the descriptor drops the lock
 
 
 def load_reranker(config: ResolverConfig) -> Any | None:

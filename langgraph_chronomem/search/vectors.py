@@ -52,7 +52,7 @@ from langgraph_chronomem.engine.feed import (
 )
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Namespace
-from langgraph_chronomem.errors import StorageError
+from langgraph_chronomem.search.chroma import server_address, unreachable
 
 __all__ = [
     "DISTANCES",
@@ -142,29 +142,6 @@ class ItemTexts:
 
 def _item_id(namespace: Namespace, key: str) -> str:
     return hashlib.sha1(f"{namespace_text(namespace)}\x00{key}".encode()).hexdigest()
-
-
-def server_address(client: Any) -> str:
-    """Where a Chroma server client connects (`http://host:port`), or `"?"`."""
-    try:
-        settings = client.get_settings()
-        host, port = settings.chroma_server_host, settings.chroma_server_http_port
-        scheme = "https" if settings.chroma_server_ssl_enabled else "http"
-    except Exception:  # a client of another kind: no address to name
-        return "?"
-    return f"{scheme}://{host}:{port}"
-
-
-def unreachable(where: str, exc: BaseException) -> StorageError:
-    """The error a search by meaning raises while the Chroma server at `where`
-    is away."""
-    words = str(exc).strip()
-    cause = words.splitlines()[0] if words else type(exc).__name__
-    return StorageError(
-        f"searching by meaning is unavailable: the Chroma server at {where} "
-        f"cannot be reached ({cause}). Writes still commit to the log and their "
-        "vectors catch up when it answers again; search without query= still works"
-    )
 
 
 def _lags(feed: ProjectionFeed, name: str) -> bool:

@@ -1,0 +1,223 @@
+"""Where a store's vectors live: an embedded Chroma directory (one process's,
+locked), or a Chroma server given by URL, and the error a search raises while
+that server is away.
+
+    >>> ChromaServer.parse("http://chroma-host:8000").url
+    'http://chroma-host:8000'
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, ClassVar, NamedTuple
+from urllib.parse import urlsplit
+
+from langgraph_chronomem.errors import ConfigError, StorageError
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, one process is on its honour
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = [
+    "CHROMA_DIR",
+    "CHROMA_TIMEOUT",
+    "CHROMA_URL_ENV",
+    "NO_CHROMA",
+    "ChromaLock",
+    "ChromaServer",
+    "embedded_chroma",
+    "forget_chroma",
+    "server_address",
+    "unreachable",
+]
+
+CHROMA_DIR = "chroma"
+NO_CHROMA = (
+    "searching by meaning (index=, and the undo search) keeps vectors in Chroma, "
+    "and a store on PostgreSQL has no directory for an embedded one: open it "
+    "with chroma_url='http://host:8000' or $CHRONOMEM_CHROMA_URL (a Chroma "
+    "server, for any number of processes), chroma_client= (a Chroma client of "
+    "your own) or chroma_path=DIR (an embedded Chroma, for one process)"
+)
+
+CHROMA_URL_ENV = "CHRONOMEM_CHROMA_URL"
+"""A Chroma server for stores on PostgreSQL opened with no Chroma argument."""
+CHROMA_TIMEOUT = 30.0
+"""Seconds a Chroma server may take to answer one call before a search gives up."""
+
+
+class ChromaServer(NamedTuple):
+    """A Chroma server's address, from a URL such as `http://chroma:8000`.
+
+    >>> ChromaServer.parse("http://127.0.0.1:8000")
+    ChromaServer(host='127.0.0.1', port=8000, ssl=False)
+    >>> ChromaServer.parse("https://vectors.example.com").port
+    443
+    >>> try:
+    ...     ChromaServer.parse("chroma:8000")  # no scheme
+    ... except ConfigError as error:
+    ...     print(str(error).split(";")[0])
+    chroma_url is a Chroma server's http:// or https:// URL, such as http://127.0.0.1:8000
+    """
+
+    host: str
+    port: int
+    ssl: bool
+
+    @classmethod
+    def parse(cls, url: str) -> ChromaServer:
+        """The address in `url` (`http[s]://host[:port]`; the port defaults to
+        8000, `chroma run`'s, over http and to 443 over https).
+
+        Raises:
+            ConfigError: If `url` is not such a URL (another scheme, no host, a
+                bad port, a path, a query, or credentials).
+        """
+        wrong = ConfigError(
+            "chroma_url is a Chroma server's http:// or https:// URL, such as "
+            f"http://127.0.0.1:8000; got {url!r}"
+        )
+        if not isinstance(url, str):
+            raise wrong
+        try:
+            parts = urlsplit(url.strip())
+            port = parts.port
+        except ValueError:
+            raise wrong from None
+        if (
+            parts.scheme.lower() not in ("http", "https")
+            or not parts.hostname
+            or parts.path not in ("", "/")
+            or parts.query
+            or parts.fragment
+            or parts.username is not None
+        ):
+            raise wrong
+        ssl = parts.scheme.lower() == "https"
+        return cls(parts.hostname, port or (443 if ssl else 8000), ssl)
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.ssl else 'http'}://{self.host}:{self.port}"
+
+    def connect(self) -> Any:
+        """A client of this server, whose calls give up after `CHROMA_TIMEOUT`.
+
+        Raises:
+            StorageError: If the server cannot be reached.
+        """
+        import chromadb
+        import httpx
+        from chromadb.config import Settings
+
+        try:
+            client = chromadb.HttpClient(
+                host=self.host,
+                port=self.port,
+                ssl=self.ssl,
+                settings=Settings(anonymized_telemetry=False),
+            )
+        except (ValueError, httpx.TransportError) as exc:
+            # Chroma's own words for a server that is not there are a ValueError
+            raise unreachable(self.url, exc) from exc
+        # Chroma's HTTP client waits forever by default: a server that stopped
+        # answering would hang every search.
+        session = getattr(getattr(client, "_server", None), "_session", None)
+        if isinstance(session, httpx.Client):
+            session.timeout = httpx.Timeout(CHROMA_TIMEOUT, connect=5.0)
+        return client
+
+
+def embedded_chroma(path: Path) -> Any:
+    import chromadb
+    from chromadb.config import Settings
+
+    return chromadb.PersistentClient(
+        path=str(path), settings=Settings(anonymized_telemetry=False)
+    )
+
+
+def forget_chroma(path: Path) -> None:
+    """Drop Chroma's cached client system for `path`: it caches one per path in
+    the process, a broken one too, and would hand it out again."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    SharedSystemClient._identifier_to_system.pop(str(path), None)
+
+
+class ChromaLock:
+    """An embedded Chroma directory is one process's: held by every store of
+    this process that opened it, refused to any other process.
+
+    Embedded Chroma is not built for several writer processes (measured: 45x
+    slower writes, then a crash or a hang on the next search), so a second
+    process gets an error naming the way that works, a Chroma server.
+    """
+
+    _held: ClassVar[dict[Path, tuple[int, int]]] = {}  # path -> (fd, holders)
+    _guard = threading.Lock()
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def acquire(cls, path: Path) -> ChromaLock:
+        """Hold `path` for this process.
+
+        Raises:
+            ConfigError: If another process holds it.
+        """
+        key = path.resolve()
+        with cls._guard:
+            fd, holders = cls._held.get(key, (-1, 0))
+            if not holders and fcntl is not None:
+                key.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(key.with_name(f"{key.name}.lock"), os.O_RDWR | os.O_CREAT)
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    os.close(fd)
+                    raise ConfigError(
+                        f"another process has this store's embedded vector index "
+                        f"({key}) open, and embedded Chroma serves one process. To "
+                        "share the store, run a Chroma server (`chroma run --path "
+                        f"{key}`) and open the store in every process with "
+                        "chroma_url='http://host:8000'"
+                    ) from None
+            cls._held[key] = (fd, holders + 1)
+        return cls(key)
+
+    def release(self) -> None:
+        """Let go; the last holder in the process unlocks the directory."""
+        with self._guard:
+            fd, holders = self._held.pop(self.path)
+            if holders > 1:
+                self._held[self.path] = (fd, holders - 1)
+            elif fd >= 0:
+                os.close(fd)  # closing the descriptor drops the lock
+
+
+def server_address(client: Any) -> str:
+    """Where a Chroma server client connects (`http://host:port`), or `"?"`."""
+    try:
+        settings = client.get_settings()
+        host, port = settings.chroma_server_host, settings.chroma_server_http_port
+        scheme = "https" if settings.chroma_server_ssl_enabled else "http"
+    except Exception:  # a client of another kind: no address to name
+        return "?"
+    return f"{scheme}://{host}:{port}"
+
+
+def unreachable(where: str, exc: BaseException) -> StorageError:
+    """The error a search by meaning raises while the Chroma server at `where`
+    is away."""
+    words = str(exc).strip()
+    cause = words.splitlines()[0] if words else type(exc).__name__
+    return StorageError(
+        f"searching by meaning is unavailable: the Chroma server at {where} "
+        f"cannot be reached ({cause}). Writes still commit to the log and their "
+        "vectors catch up when it answers again; search without query= still works"
+    )
