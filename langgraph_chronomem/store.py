@@ -669,7 +669,7 @@ def _chroma_server(
             f"give one Chroma, not both {' and '.join(given)}: chroma_url or "
             "chroma_client for a Chroma server, chroma_path for an embedded one"
         )
-    if url is None and not given and environ:
+    if not given and environ:
         url = os.environ.get(CHROMA_URL_ENV) or None
         if url is not None:
             try:

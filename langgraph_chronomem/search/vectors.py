@@ -251,8 +251,8 @@ class VectorIndex:
         self._marks: dict[str, ProjectionState] = {}  # as last caught up
         # The last log row of a commit the item collection has applied (see
         # `_top_up`); read by catch-up, as searches read the copy inside a
-        # transaction of the log and may not open another.
-        self._item_cap: int | None = None
+        # transaction of the log and may not open another. 0 until then.
+        self._item_cap = 0
         self._counted: int | None = None  # the item count `present` read
         listed = self._call(client.list_collections)
         retired = {c.name for c in listed} & set(_RETIRED)
