@@ -449,7 +449,10 @@ class LogTransaction:
         *,
         target: int | None = None,
     ) -> _Written | None:
-        """Write `rows` as the scope's next version; the one place versions are made."""
+        """Write `rows` as the scope's next version; the one place versions are
+        made, but for PostgreSQL's server-side `chronomem_write` (schema step
+        0003 in postgres_sql.py), which does the same steps in one round trip:
+        change both together."""
         cur, sql = self.cur, self.sql
         sc = scope_text(scope)
         parent = self._head(sc)
