@@ -13,7 +13,7 @@ reaches them after the SQLite commit:
 - `after_delete`: in the follower, the stale vectors are deleted, the new ones
   not yet added (`VectorIndex._add_items`).
 - `before_mark`: in the follower, Chroma is up to date, the projection's mark is
-  not saved yet (`ProjectionFeed.save` for the item collection).
+  not saved yet (`ProjectionFeed.advance` for the item collection).
 
 Exit code -9 (killed) is the expected outcome; anything else is a failure the
 parent reports with this process's stderr. This module imports no pytest.
@@ -76,14 +76,14 @@ def arm(point: str) -> None:
     elif point == "after_delete":
         VectorIndex._add_items = _die  # type: ignore[method-assign]
     elif point == "before_mark":
-        save = ProjectionFeed.save
+        advance = ProjectionFeed.advance
 
-        def save_or_die(self: ProjectionFeed, name: str, state: Any) -> None:
+        def advance_or_die(self: ProjectionFeed, name: str, seq: int) -> None:
             if name.startswith(f"{ITEMS}-"):
                 _die()
-            save(self, name, state)
+            advance(self, name, seq)
 
-        ProjectionFeed.save = save_or_die  # type: ignore[method-assign]
+        ProjectionFeed.advance = advance_or_die  # type: ignore[method-assign]
     else:
         raise SystemExit(f"unknown kill point {point!r}")
 

@@ -223,6 +223,47 @@ def test_searches_and_undo_searches_racing_writes_never_deadlock(
     assert_exact(store, scope, "w3 w4")
 
 
+def test_a_reset_that_lands_during_a_catch_up_still_rebuilds_its_scope(
+    tmp_path: Path,
+) -> None:
+    """A catch-up saves its mark after applying a batch; a reset that landed
+    meanwhile asked for its scope to be rebuilt, and that request must survive
+    the save, or the version the reset brought back is never searchable."""
+    bob, alice = ("memories", "bob"), ("memories", "alice")
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        store.put(bob, "game", {"text": "w1 w2"})  # v1
+        store.put(bob, "game", {"text": "w3 w4"})  # v2
+
+        class ResetMidway(Hashed):
+            def embed_documents(self, texts: list[str]) -> list[list[float]]:
+                if "w9" in texts:  # while the catch-up applies alice's write
+                    store.reset(bob, to=1)
+                return super().embed_documents(texts)
+
+        vectors = VectorIndex(
+            store._engine,
+            chroma(tmp_path / "c"),
+            ResetMidway(),
+            "hashed",
+            item_fields=["text"],
+        )
+        vectors.catch_up()
+        store.put(alice, "note", {"text": "w9"})
+        vectors.catch_up()
+        vectors.catch_up()
+        assert not vectors.behind()
+        assert vectors.items is not None
+        found = vectors.items.get(include=["metadatas"])
+        rows = {(m["key"], m["row"]) for m in found["metadatas"]}
+        vectors.rebuild()
+        rebuilt = vectors.items.get(include=["metadatas"])
+        assert rows == {(m["key"], m["row"]) for m in rebuilt["metadatas"]}
+        hits = [
+            h for chunk in vectors.nearest_items(bob, hashed("w1 w2")) for h in chunk
+        ]
+        assert [(h.key, h.score) for h in hits[:1]] == [("game", pytest.approx(1.0))]
+
+
 def test_an_item_vector_that_arrives_after_a_newer_one_is_still_searched(
     tmp_path: Path,
 ) -> None:
@@ -234,7 +275,11 @@ def test_an_item_vector_that_arrives_after_a_newer_one_is_still_searched(
         store.put(scope, "b", {"text": "w3 w4"})  # seq 2
         store.put(scope, "a", {"text": "w5 w6"})  # seq 3: a's HEAD, a newer row
         vectors = VectorIndex(
-            store._engine, chroma(tmp_path / "c"), Hashed(), "hashed", item_fields=["text"]
+            store._engine,
+            chroma(tmp_path / "c"),
+            Hashed(),
+            "hashed",
+            item_fields=["text"],
         )
         vectors.catch_up(upto=1)  # a's HEAD row (seq 3) comes with the first batch
         list(vectors.nearest_items(scope, hashed("w5 w6")))  # a search keeps it

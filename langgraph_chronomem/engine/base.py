@@ -242,7 +242,7 @@ class LogTransaction:
                 name,
                 seq,
                 self.cur.execute(self.sql.COMMITS_AFTER, (seq,)).fetchone()[0],
-                tuple(tuple(s) for s in json.loads(rebuild)),
+                tuple(dict.fromkeys(tuple(s) for s in json.loads(rebuild))),
             )
             for name, seq, rebuild in self.cur.execute(
                 self.sql.ALL_PROJECTIONS
@@ -695,13 +695,14 @@ class LogTransaction:
         self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
         for chunk in chunks(reopen):
             self.cur.execute(*self.sql.reopen(chunk, to))
-        for name, seq, rebuild in self.cur.execute(self.sql.ALL_PROJECTIONS).fetchall():
+        projections = self.cur.execute(self.sql.ALL_PROJECTIONS_FOR_UPDATE).fetchall()
+        for name, _, rebuild in projections:
             if name == FULL_TEXT:
                 continue  # its rows for the removed commits are deleted above
-            scopes = json.loads(rebuild)
-            if list(scope) not in scopes:
-                scopes.append(list(scope))
-            self.cur.execute(self.sql.SAVE_PROJECTION, (seq, json.dumps(scopes), name))
+            # Added even if the scope is there: a rebuild in progress may have
+            # read the scope before this reset, and removes only what it saw.
+            scopes = [*json.loads(rebuild), list(scope)]
+            self.cur.execute(self.sql.SET_REBUILD, (json.dumps(scopes), name))
         return head - to
 
     def expire(self) -> list[Commit]:

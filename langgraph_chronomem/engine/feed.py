@@ -42,7 +42,8 @@ __all__ = ["HeadRow", "ProjectionFeed", "ProjectionState"]
 
 @dataclass(frozen=True)
 class ProjectionState:
-    """How far a projection has read the log, and the scopes it must rebuild."""
+    """How far a projection has read the log, and the scopes it must rebuild
+    (a scope reset twice while it was being rebuilt appears twice)."""
 
     seq: int
     rebuild: tuple[Namespace, ...] = ()
@@ -91,9 +92,28 @@ class ProjectionFeed:
         return ProjectionState(seq, tuple(tuple(s) for s in json.loads(rebuild)))
 
     def save(self, name: str, state: ProjectionState) -> None:
-        """Record how far the projection has got."""
+        """Record the whole state: for a projection made anew."""
         rebuild = json.dumps([list(scope) for scope in state.rebuild])
         self.cur.execute(self.sql.SAVE_PROJECTION, (state.seq, rebuild, name))
+
+    def advance(self, name: str, seq: int) -> None:
+        """Record that the projection has applied every commit up to `seq`,
+        leaving the scopes it must rebuild as they are now (a reset may have
+        added one since the catch-up read them)."""
+        self.cur.execute(self.sql.ADVANCE_PROJECTION, (seq, name))
+
+    def rebuilt(self, name: str, scope: Namespace, times: int) -> None:
+        """Record that `scope` was rebuilt for the `times` resets its state
+        asked it for; a reset since then keeps asking. Needs a write
+        transaction."""
+        row = self.cur.execute(self.sql.PROJECTION_FOR_UPDATE, (name,)).fetchone()
+        if row is None:
+            return
+        scopes = json.loads(row[1])
+        for _ in range(times):
+            if list(scope) in scopes:
+                scopes.remove(list(scope))
+        self.cur.execute(self.sql.SET_REBUILD, (json.dumps(scopes), name))
 
     def forget(self, name: str) -> None:
         """Drop the mark of a projection that is gone for good."""

@@ -436,6 +436,8 @@ class PostgresDialect(Dialect):
     # The cursor reads the new id and seq back as its `lastrowid`.
     INSERT_ITEM = Dialect.INSERT_ITEM + " RETURNING id"
     INSERT_COMMIT = Dialect.INSERT_COMMIT + " RETURNING seq"
+    PROJECTION_FOR_UPDATE = Dialect.PROJECTION + " FOR UPDATE"
+    ALL_PROJECTIONS_FOR_UPDATE = Dialect.ALL_PROJECTIONS + " FOR UPDATE"
     FIRST_META = (
         "INSERT INTO chronomem_meta (name, value) VALUES (?, ?) "
         "ON CONFLICT (name) DO NOTHING"

@@ -166,7 +166,17 @@ class Dialect:
         "ON CONFLICT (name) DO UPDATE "
         "SET seq = excluded.seq, rebuild = excluded.rebuild"
     )
+    # A catch-up moves the mark alone: the scopes to rebuild are a reset's to
+    # add and a rebuild's to remove, each reading them with `_FOR_UPDATE`.
+    ADVANCE_PROJECTION = (
+        "INSERT INTO projections (seq, rebuild, name) VALUES (?, '[]', ?) "
+        "ON CONFLICT (name) DO UPDATE SET seq = excluded.seq"
+    )
+    SET_REBUILD = "UPDATE projections SET rebuild = ? WHERE name = ?"
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
+    # A write transaction on SQLite holds the whole database already.
+    PROJECTION_FOR_UPDATE = PROJECTION
+    ALL_PROJECTIONS_FOR_UPDATE = ALL_PROJECTIONS
     FORGET_PROJECTION = "DELETE FROM projections WHERE name = ?"
     SEQS_AFTER = "SELECT seq FROM commits WHERE seq > ? ORDER BY seq LIMIT ?"
     LAST_SEQ = "SELECT COALESCE(MAX(seq), 0) FROM commits"

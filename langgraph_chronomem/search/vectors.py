@@ -29,6 +29,7 @@ left it, so what a change replaced is the vector of the row before it.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import hashlib
 import json
@@ -455,8 +456,9 @@ class VectorIndex:
         with self._pending_lock:
             remembered = self._generation
         state = self._state(name)
-        for scope in state.rebuild:
-            state = self._rebuild_scope(name, apply, state, scope)
+        for scope, times in collections.Counter(state.rebuild).items():
+            self._rebuild_scope(name, apply, scope, times)
+        seq = state.seq
         applied = 0
         while steps is None or steps > 0:
             # In a write transaction, as the change index reads them: on
@@ -465,24 +467,24 @@ class VectorIndex:
             # there the read waits for the commits in flight before its seqs.
             with self.engine.transaction(write=True) as tx:
                 feed = ProjectionFeed(tx)
-                seqs = feed.commit_seqs_after(state.seq, limit=batch)
+                seqs = feed.commit_seqs_after(seq, limit=batch)
                 if self.items is not None and name == self.items.name:
-                    self._item_cap = feed.last_row_upto(state.seq)
+                    self._item_cap = feed.last_row_upto(seq)
             if upto is not None:
                 seqs = [seq for seq in seqs if seq <= upto]
             if not seqs:
                 if self.items is not None and name == self.items.name:
                     self._forget_pending(remembered)
                 break
-            apply(after=state.seq, upto=seqs[-1])
-            state = ProjectionState(seqs[-1], state.rebuild)
+            apply(after=seq, upto=seqs[-1])
+            seq = seqs[-1]
             with self.engine.transaction(write=True) as tx:
-                ProjectionFeed(tx).save(name, state)
+                ProjectionFeed(tx).advance(name, seq)
             applied += len(seqs)
             steps = None if steps is None else steps - 1
             if advance is not None:
                 advance(len(seqs))
-        self._marks[name] = state
+        self._marks[name] = ProjectionState(seq)
         return applied
 
     def last_seq(self) -> int:
@@ -496,17 +498,13 @@ class VectorIndex:
             return ProjectionFeed(tx).state(name)
 
     def _rebuild_scope(
-        self, name: str, apply: Any, state: ProjectionState, scope: Namespace
-    ) -> ProjectionState:
-        """Make `scope`'s vectors in `name` again (what a reset asks), and save
-        the mark without it."""
+        self, name: str, apply: Any, scope: Namespace, times: int
+    ) -> None:
+        """Make `scope`'s vectors in `name` again, for the `times` resets that
+        asked it to, and strike their requests from the mark."""
         apply(scope=scope)
-        state = ProjectionState(
-            state.seq, tuple(s for s in state.rebuild if s != scope)
-        )
         with self.engine.transaction(write=True) as tx:
-            ProjectionFeed(tx).save(name, state)
-        return state
+            ProjectionFeed(tx).rebuilt(name, scope, times)
 
     def _forget_pending(self, remembered: int) -> None:
         """Drop vectors remembered before a catch-up that found nothing left:
@@ -535,7 +533,8 @@ class VectorIndex:
         with self._locks[name]:
             state = self._state(name)
             if scope in state.rebuild:
-                self._rebuild_scope(name, self._apply_changes, state, scope)
+                times = state.rebuild.count(scope)
+                self._rebuild_scope(name, self._apply_changes, scope, times)
             kept = self._scope_vectors(scope)
             with self.engine.transaction(write=False) as tx:
                 rows = [
