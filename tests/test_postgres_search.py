@@ -1,9 +1,10 @@
 """The undo search's word stage on PostgreSQL, against a real server (tests/pg.py).
 
-BM25 over item changes is computed in SQL as SQLite's FTS5 computes it, so a
-request finds on PostgreSQL the change it finds on SQLite, with the same score
-when the store holds one scope. The change index also never skips a commit
-whose seq is lower than one it has read but which committed later.
+BM25 over item changes is computed by the same SQL on both engines, with each
+scope's own statistics, so a request finds on PostgreSQL the changes it finds
+on SQLite, in the same order and with the same scores, whatever other scopes
+hold. The change index also never skips a commit whose seq is lower than one
+it has read but which committed later.
 """
 
 from __future__ import annotations
@@ -48,10 +49,13 @@ HISTORY: list[tuple[Namespace, str, str | None]] = [
 ]
 
 
-def _write_history(engine: Any) -> None:
-    """`HISTORY`, one commit a day from `START`, then the change index."""
+def _write_history(engine: Any, only: Namespace | None = None) -> None:
+    """`HISTORY` (`only` one scope's), one commit a day from `START`, then the
+    change index."""
     with engine.transaction(write=True) as tx:
         for day, (scope, key, content) in enumerate(HISTORY):
+            if only is not None and scope != only:
+                continue
             value = None if content is None else {"content": content}
             meta = CommitMeta(author="memory-manager", timestamp=START + timedelta(day))
             tx.commit([Write(scope, key, value)], meta)
@@ -106,33 +110,34 @@ def test_words_find_the_changes_sqlite_finds_in_its_order(
     on_postgres = _search(postgres, MAYA, topic, side=side)
     on_sqlite = _search(sqlite, MAYA, topic, side=side)
     assert on_postgres, "the request names a change: it must be found"
-    # The same changes in the same order; not the same scores, as FTS5 counts
-    # documents over the whole file (both scopes), PostgreSQL in the scope.
     assert _versions(on_postgres) == _versions(on_sqlite)
+    assert [h.score for h in on_postgres] == pytest.approx(
+        [h.score for h in on_sqlite], rel=1e-9
+    )
 
 
-def test_scores_equal_fts5s_on_a_store_of_one_scope(
-    engine: PostgresEngine, tmp_path: Path
+def test_another_scopes_changes_never_move_a_scopes_scores(
+    engines: tuple[PostgresEngine, SqliteEngine], tmp_path: Path
 ) -> None:
-    sqlite = SqliteEngine(tmp_path / "log.sqlite3", scope_depth=2)
-    writes = [(scope, key, content) for scope, key, content in HISTORY if scope == MAYA]
-    for each in (engine, sqlite):
-        with each.transaction(write=True) as tx:
-            for scope, key, content in writes:
-                value = None if content is None else {"content": content}
-                tx.commit([Write(scope, key, value)], CommitMeta())
+    """With Oskar's memories in the store or not, Maya's requests score the
+    same: a user's ranking is never weighed by another user's memories."""
+    postgres, sqlite = engines
+    alone = SqliteEngine(tmp_path / "maya.sqlite3", scope_depth=2)
+    _write_history(alone, only=MAYA)
     for topic, side in [
         ("moved to new york", "new"),
         ("peanuts boston", "old"),
         ("my sister's café runs", "new"),
     ]:
-        mine = _search(engine, MAYA, topic, side=side)
-        theirs = _search(sqlite, MAYA, topic, side=side)
-        assert _versions(mine) == _versions(theirs)
-        assert [h.score for h in mine] == pytest.approx(
-            [h.score for h in theirs], rel=1e-9
+        shared = [h.score for h in _search(sqlite, MAYA, topic, side=side)]
+        assert shared, topic
+        assert [h.score for h in _search(alone, MAYA, topic, side=side)] == (
+            pytest.approx(shared, rel=1e-9)
         )
-    sqlite.close()
+        assert [h.score for h in _search(postgres, MAYA, topic, side=side)] == (
+            pytest.approx(shared, rel=1e-9)
+        )
+    alone.close()
 
 
 def test_side_new_finds_what_a_change_wrote_and_old_what_it_replaced(

@@ -982,8 +982,8 @@ def test_reindex_rebuilds_every_projection_bit_for_bit(
                 "DELETE FROM changes WHERE rowid = (SELECT min(rowid) FROM changes)"
             )
             con.execute(
-                "INSERT INTO changes (rowid, scope_key, added, new, old, context) "
-                "VALUES (9999, 'sx', '', 'junk', '', '')"
+                "INSERT INTO changes (rowid, scope_key, added, new, old, context, "
+                "length) VALUES (9999, 'sx', '', 'junk', '', '', 2)"
             )
         con.close()
         client.get_collection(named(client, ITEMS)).upsert(

@@ -902,14 +902,14 @@ class LogTransaction:
             seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, batch))]
             if not seqs:
                 return added
-            self.cur.executemany(
-                self.sql.INSERT_CHANGE,
-                [
-                    (row.row_id, scope_key(row.scope), t.added, t.new, t.old, t.context)
-                    for row in self.change_rows(after=seq, upto=seqs[-1])
-                    for t in (row.text,)
-                ],
-            )
+            rows = [
+                (row.row_id, scope_key(row.scope), t.added, t.new, t.old, t.context)
+                for row in self.change_rows(after=seq, upto=seqs[-1])
+                for t in (row.text,)
+            ]
+            self.cur.executemany(self.sql.INSERT_CHANGE, rows)
+            if self.sql.INSERT_CHANGE_TERMS is not None:
+                self.cur.executemany(self.sql.INSERT_CHANGE_TERMS, rows)
             seq, added = seqs[-1], added + len(seqs)
             self.cur.execute(self.sql.SAVE_PROJECTION, (seq, "[]", FULL_TEXT))
 

@@ -17,7 +17,7 @@ import orjson
 import psycopg
 
 from langgraph_chronomem.engine.migrations import Migration
-from langgraph_chronomem.engine.sql import Dialect, Statement
+from langgraph_chronomem.engine.sql import Dialect
 from langgraph_chronomem.errors import InvalidFilterError
 
 __all__ = [
@@ -318,11 +318,6 @@ MIGRATIONS = [
     ),
 ]
 
-# Per side of a change, the weight of each column's matches (added, new, old,
-# context): SQLite's `bm25(changes, ...)` weights, and FTS5's k1 and b.
-_SIDE_WEIGHTS = {"new": (1.0, 1.0, 0.0, 0.3), "old": (0.0, 0.0, 1.0, 0.3)}
-_K1, _B = 1.2, 0.75
-
 
 # -- the SQL ---------------------------------------------------------------------
 
@@ -414,8 +409,8 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
 
 
 class PostgresDialect(Dialect):
-    """The log's SQL for PostgreSQL (>= 14): jsonb filters, and BM25 over item
-    changes computed in SQL as FTS5's `bm25()` computes it.
+    """The log's SQL for PostgreSQL (>= 14): jsonb filters, and the terms of
+    item changes made by the server (`chronomem_terms`).
 
     Statements keep the shared `?` placeholders; the engine's cursor turns them
     into psycopg's `%s`. Filters mean what they mean on SQLite, on the JSON
@@ -443,71 +438,20 @@ class PostgresDialect(Dialect):
         "ON CONFLICT (name) DO NOTHING"
     )
 
-    def search_changes(
-        self,
-        scope_key: str,
-        words: Sequence[str],
-        *,
-        side: str,
-        limit: int,
-        since: str | None,
-        until: str | None,
-    ) -> Statement:
-        """BM25 over one scope's item changes, on one side: any of `words`.
+    REQUEST_TERMS = (
+        "SELECT w.n AS word, t.term FROM unnest(?::text[]) WITH ORDINALITY "
+        "AS w (text, n), chronomem_terms(w.text) AS t (term)"
+    )
 
-        FTS5's `bm25()` with SQLite's column weights, each word a phrase as
-        SQLite quotes it: per word `w` and change `D`, `idf(w) * f * (k1 + 1)
-        / (f + k1 * (1 - b + b * |D| / avgdl))`, where `f` is the weighted
-        count of `w` in the side's columns, `idf(w) = ln((N - n(w) + 0.5) /
-        (n(w) + 0.5))` (1e-6 if not positive), `n(w)` the changes holding `w`
-        on that side, `N` and `avgdl` the number and mean length in terms of
-        changes; negated, so lower is better as in SQLite. Two differences:
-        FTS5 counts `N`, `n(w)` and `avgdl` over every scope in the file, here
-        they are the scope's own, so one user's memories never weigh on
-        another's ranking and a search reads one scope's rows; and a word of
-        several terms (`isn't`) is counted where all its terms are, as often
-        as the rarest, without FTS5's check that they are adjacent.
+    def words_param(self, words: Sequence[str]) -> Any:
+        """A `text[]`.
 
-            >>> PostgresDialect().search_changes(
-            ...     "s1", ["moved"], side="old", limit=5, since=None, until=None
-            ... ).params
-            (['moved'], 's1', 's1', 5)
+        >>> PostgresDialect().search_changes(
+        ...     "s1", ["moved"], side="old", limit=5, since=None, until=None
+        ... ).params
+        (['moved'], 's1', 's1', 5)
         """
-        added, new, old, context = _SIDE_WEIGHTS[side]
-        window, window_params = "", []
-        if since is not None:
-            window += " AND c.created_at >= ?"
-            window_params.append(since)
-        if until is not None:
-            window += " AND c.created_at < ?"
-            window_params.append(until)
-        sql = (
-            "WITH q AS (SELECT w.n AS word, t.term, count(*) OVER (PARTITION BY "
-            "w.n) AS terms FROM unnest(?::text[]) WITH ORDINALITY AS w (text, n), "
-            "chronomem_terms(w.text) AS t (term)), "
-            "docs AS (SELECT count(*)::float8 AS n, avg(length)::float8 AS avgdl "
-            "FROM changes WHERE scope_key = ?), "
-            f"hits AS (SELECT t.rowid, q.word, {added} * min(t.added) + "
-            f"{new} * min(t.new) + {old} * min(t.old) + {context} * min(t.context) "
-            "AS f FROM q JOIN change_terms AS t ON t.scope_key = ? "
-            "AND t.term = q.term GROUP BY t.rowid, q.word, q.terms "
-            "HAVING count(*) = q.terms), "
-            "matched AS (SELECT * FROM hits WHERE f > 0), "
-            "idf AS (SELECT m.word, ln((d.n - count(*) + 0.5) / (count(*) + 0.5)) "
-            "AS idf FROM matched AS m CROSS JOIN docs AS d GROUP BY m.word, d.n) "
-            "SELECT i.id, i.version, -sum(CASE WHEN idf.idf > 0 THEN idf.idf "
-            f"ELSE 1e-6 END * m.f * {_K1 + 1} / (m.f + {_K1} * "
-            f"({1 - _B} + {_B} * ch.length / d.avgdl))) AS score "
-            "FROM matched AS m JOIN idf ON idf.word = m.word "
-            "JOIN changes AS ch ON ch.rowid = m.rowid "
-            "JOIN items AS i ON i.id = m.rowid "
-            "JOIN commits AS c ON c.scope = i.scope AND c.version = i.version "
-            f"CROSS JOIN docs AS d WHERE true{window} "
-            "GROUP BY i.id, i.version ORDER BY score, i.id LIMIT ?"
-        )
-        return Statement(
-            sql, (list(words), scope_key, scope_key, *window_params, limit)
-        )
+        return list(words)
 
 
 class WriteDialect(PostgresDialect):

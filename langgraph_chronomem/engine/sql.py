@@ -2,8 +2,8 @@
 
 Each statement is a class attribute or a builder returning a `Statement`; the
 transaction logic in `base.py` only executes them, so it holds no SQL text.
-Dialects (`sqlite.py`) subclass `Dialect` for what differs: JSON filters and the
-full-text index.
+Dialects (`sqlite.py`, `postgres_sql.py`) subclass `Dialect` for what differs:
+JSON filters and how the full-text index makes its terms.
 """
 
 from __future__ import annotations
@@ -14,6 +14,12 @@ from typing import Any, NamedTuple, Protocol
 from langgraph_chronomem.errors import InvalidFilterError
 
 __all__ = ["Comparison", "Cursor", "Dialect", "Statement", "walk_filter"]
+
+
+# Per side of a change, the weight of each column's matches (added, new, old,
+# context), and BM25's k1 and b: FTS5's `bm25()` weights the engines had.
+_SIDE_WEIGHTS = {"new": (1.0, 1.0, 0.0, 0.3), "old": (0.0, 0.0, 1.0, 0.3)}
+_K1, _B = 1.2, 0.75
 
 
 class Statement(NamedTuple):
@@ -156,6 +162,8 @@ class Dialect:
     """
 
     INSERT_CHANGE: str
+    # The change's terms, where the database does not add them itself.
+    INSERT_CHANGE_TERMS: str | None = None
     CHANGE_TEXT: str
     DELETE_CHANGES_AFTER: str
     CLEAR_CHANGES: str
@@ -218,6 +226,14 @@ class Dialect:
             tuple(ids),
         )
 
+    # The request's words and their terms, one row per (word, term): `?` is
+    # the words as `words_param` passes them.
+    REQUEST_TERMS: str
+
+    def words_param(self, words: Sequence[str]) -> Any:
+        """The request's words as `REQUEST_TERMS` takes them."""
+        raise NotImplementedError
+
     def search_changes(
         self,
         scope_key: str,
@@ -228,8 +244,60 @@ class Dialect:
         since: str | None,
         until: str | None,
     ) -> Statement:
-        """Full-text search of one scope's item changes: (row id, version, score)."""
-        raise NotImplementedError
+        """BM25 over one scope's item changes, on one side: any of `words`.
+
+        Returns (row id, version, score) rows, best (lowest) score first.
+        `side="new"` searches what changes introduced (`added`, `new`),
+        `"old"` what they replaced; both also search `context` (paths,
+        authors, reasons) at a third of the weight.
+
+        FTS5's `bm25()`, with the scope's own statistics: per word `w` and
+        change `D`, `idf(w) * f * (k1 + 1) / (f + k1 * (1 - b + b * |D| /
+        avgdl))`, where `f` is the weighted count of `w` in the side's
+        columns, `idf(w) = ln((N - n(w) + 0.5) / (n(w) + 0.5))` (1e-6 if not
+        positive), `n(w)` the scope's changes holding `w` on that side, `N`
+        and `avgdl` the number and mean length in terms of the scope's
+        changes; negated, so lower is better as in SQLite. Counting in the
+        scope keeps one user's memories from weighing on another's ranking,
+        and a search reads one scope's rows. A word of several terms
+        (`isn't`) is counted where all its terms are, as often as the rarest.
+        """
+        added, new, old, context = _SIDE_WEIGHTS[side]
+        window, window_params = "", []
+        if since is not None:
+            window += " AND c.created_at >= ?"
+            window_params.append(since)
+        if until is not None:
+            window += " AND c.created_at < ?"
+            window_params.append(until)
+        sql = (
+            "WITH q AS (SELECT word, term, count(*) OVER (PARTITION BY word) "
+            f"AS terms FROM ({self.REQUEST_TERMS}) AS r), "
+            "docs AS (SELECT CAST(count(*) AS DOUBLE PRECISION) AS n, "
+            "CAST(avg(length) AS DOUBLE PRECISION) AS avgdl "
+            "FROM changes WHERE scope_key = ?), "
+            f"hits AS (SELECT t.rowid, q.word, {added} * min(t.added) + "
+            f"{new} * min(t.new) + {old} * min(t.old) + {context} * min(t.context) "
+            "AS f FROM q JOIN change_terms AS t ON t.scope_key = ? "
+            "AND t.term = q.term GROUP BY t.rowid, q.word, q.terms "
+            "HAVING count(*) = q.terms), "
+            "matched AS (SELECT * FROM hits WHERE f > 0), "
+            "idf AS (SELECT m.word, ln((d.n - count(*) + 0.5) / (count(*) + 0.5)) "
+            "AS idf FROM matched AS m CROSS JOIN docs AS d GROUP BY m.word, d.n) "
+            "SELECT i.id, i.version, -sum(CASE WHEN idf.idf > 0 THEN idf.idf "
+            f"ELSE 1e-6 END * m.f * {_K1 + 1} / (m.f + {_K1} * "
+            f"({1 - _B} + {_B} * ch.length / d.avgdl))) AS score "
+            "FROM matched AS m JOIN idf ON idf.word = m.word "
+            "JOIN changes AS ch ON ch.rowid = m.rowid "
+            "JOIN items AS i ON i.id = m.rowid "
+            "JOIN commits AS c ON c.scope = i.scope AND c.version = i.version "
+            f"CROSS JOIN docs AS d WHERE 1 = 1{window} "
+            "GROUP BY i.id, i.version ORDER BY score, i.id LIMIT ?"
+        )
+        return Statement(
+            sql,
+            (self.words_param(words), scope_key, scope_key, *window_params, limit),
+        )
 
     HEAD = "SELECT coalesce(max(version), 0) FROM commits WHERE scope = ?"
     META = "SELECT value FROM chronomem_meta WHERE name = ?"

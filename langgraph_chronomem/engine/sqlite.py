@@ -30,8 +30,9 @@ import orjson
 
 from langgraph_chronomem.engine import migrations
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.sql import Dialect, Statement
+from langgraph_chronomem.engine.sql import Dialect
 from langgraph_chronomem.engine.sqlite_file import connect, enable_wal, storage_error
+from langgraph_chronomem.engine.terms import terms_json
 from langgraph_chronomem.errors import (
     ConfigError,
     InvalidFilterError,
@@ -212,6 +213,42 @@ MIGRATIONS = [
         ),
         rebuilds=("items", "commits"),
     ),
+    migrations.Migration(
+        "0005_scoped_change_search",
+        (
+            # BM25 with each scope's own statistics, as on PostgreSQL: FTS5
+            # counts documents and lengths over the whole file, so one user's
+            # memories moved another's ranking. Each change keeps its length in
+            # terms and each of its terms how often it occurs per column
+            # (`engine/terms.py` makes them). The index starts over.
+            "DROP TABLE changes",
+            "DELETE FROM projections WHERE name = 'full-text'",
+            """CREATE TABLE changes (
+                rowid INTEGER PRIMARY KEY,
+                scope_key TEXT NOT NULL,
+                added TEXT NOT NULL,
+                new TEXT NOT NULL,
+                old TEXT NOT NULL,
+                context TEXT NOT NULL,
+                length INTEGER NOT NULL
+            )""",
+            "CREATE INDEX changes_by_scope ON changes (scope_key, length)",
+            """CREATE TABLE change_terms (
+                scope_key TEXT NOT NULL,
+                term TEXT NOT NULL,
+                rowid INTEGER NOT NULL,
+                added INTEGER NOT NULL,
+                new INTEGER NOT NULL,
+                old INTEGER NOT NULL,
+                context INTEGER NOT NULL,
+                PRIMARY KEY (scope_key, term, rowid)
+            ) WITHOUT ROWID""",
+            "CREATE INDEX change_terms_by_row ON change_terms (rowid)",
+            """CREATE TRIGGER change_terms_go AFTER DELETE ON changes BEGIN
+                DELETE FROM change_terms WHERE rowid = old.rowid;
+            END""",
+        ),
+    ),
 ]
 
 _COMPARATORS = {
@@ -320,7 +357,8 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
 
 
 class SqliteDialect(Dialect):
-    """The log's SQL for SQLite (>= 3.35): JSON filters and FTS5 over item changes.
+    """The log's SQL for SQLite (>= 3.35): JSON filters, and the terms of item
+    changes made in Python (`chronomem_terms`, registered on each connection).
 
     >>> SqliteDialect().filter_conditions({"age": {"$gte": 18}})[0]
     ["json_type(value, ?) IN ('integer', 'real') AND json_extract(value, ?) >= ?"]
@@ -328,9 +366,19 @@ class SqliteDialect(Dialect):
 
     compare = staticmethod(_comparison)
 
+    # One change into the index, and its terms, as PostgreSQL's
+    # `chronomem_index_change` does; `chronomem_terms` is `terms_json`.
     INSERT_CHANGE = (
-        "INSERT INTO changes (rowid, scope_key, added, new, old, context) "
-        "VALUES (?, ?, ?, ?, ?, ?)"
+        "INSERT INTO changes (rowid, scope_key, added, new, old, context, length) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1 + json_array_length(chronomem_terms("
+        "?3 || ' ' || ?4 || ' ' || ?5 || ' ' || ?6)))"
+    )
+    INSERT_CHANGE_TERMS = (
+        "INSERT INTO change_terms (scope_key, term, rowid, added, new, old, context) "
+        "SELECT ?2, t.value, ?1, sum(c.col = 1), sum(c.col = 2), sum(c.col = 3), "
+        "sum(c.col = 4) FROM (SELECT 1 AS col, ?3 AS body UNION ALL SELECT 2, ?4 "
+        "UNION ALL SELECT 3, ?5 UNION ALL SELECT 4, ?6) AS c, "
+        "json_each(chronomem_terms(c.body)) AS t GROUP BY t.value"
     )
     CLEAR_CHANGES = "DELETE FROM changes"
     CHANGE_TEXT = "SELECT new, old, context FROM changes WHERE rowid = ?"
@@ -357,43 +405,30 @@ class SqliteDialect(Dialect):
         "ON CONFLICT (name) DO UPDATE SET id = max(id, excluded.id)"
     )
 
-    def search_changes(
-        self,
-        scope_key: str,
-        words: Sequence[str],
-        *,
-        side: str,
-        limit: int,
-        since: str | None,
-        until: str | None,
-    ) -> Statement:
-        """BM25 over one scope's item changes, on one side: any of `words`.
+    REQUEST_TERMS = (
+        "SELECT w.key AS word, t.value AS term FROM json_each(?) AS w, "
+        "json_each(chronomem_terms(w.value)) AS t"
+    )
 
-        `side="new"` searches what changes introduced (`added`, `new`), `"old"`
-        what they replaced; both also search `context` (paths, authors, reasons),
-        at a third of the weight. Each word is quoted, so FTS5 syntax in a
-        request (`AND`, `*`, `"`, `NEAR(`) is only ever text.
+    def words_param(self, words: Sequence[str]) -> Any:
+        """A JSON array.
+
+        >>> SqliteDialect().search_changes(
+        ...     "s1", ["moved"], side="old", limit=5, since=None, until=None
+        ... ).params
+        ('["moved"]', 's1', 's1', 5)
         """
-        columns, weights = {
-            "new": ("added new context", "0.0, 1.0, 1.0, 0.0, 0.3"),
-            "old": ("old context", "0.0, 0.0, 0.0, 1.0, 0.3"),
-        }[side]
-        terms = " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
-        match = f'scope_key : "{scope_key}" AND {{{columns}}} : ({terms})'
-        where, params = "changes MATCH ?", [match]
-        if since is not None:
-            where += " AND c.created_at >= ?"
-            params.append(since)
-        if until is not None:
-            where += " AND c.created_at < ?"
-            params.append(until)
-        return Statement(
-            f"SELECT i.id, i.version, bm25(changes, {weights}) AS score FROM changes "
-            "JOIN items AS i ON i.id = changes.rowid "
-            "JOIN commits AS c ON c.scope = i.scope AND c.version = i.version "
-            f"WHERE {where} ORDER BY score LIMIT ?",
-            (*params, limit),
-        )
+        return orjson.dumps(list(words)).decode()
+
+
+def _add_functions(conn: sqlite3.Connection) -> None:
+    """The functions the change index's SQL calls: `chronomem_terms`, and `ln`
+    where SQLite was built without its math functions."""
+    conn.create_function("chronomem_terms", 1, terms_json, deterministic=True)
+    try:
+        conn.execute("SELECT ln(1)")
+    except sqlite3.OperationalError:
+        conn.create_function("ln", 1, math.log, deterministic=True)
 
 
 class SqliteEngine:
@@ -452,6 +487,7 @@ class SqliteEngine:
         with self._storage_faults(wrote=False):
             self.conn = connect(self.path, busy_timeout, read_only=read_only)
             try:
+                _add_functions(self.conn)
                 if not read_only:
                     enable_wal(self.conn, busy_timeout)
                     self.conn.execute(f"PRAGMA synchronous={synchronous.upper()}")
