@@ -389,6 +389,22 @@ def test_acting_alone_never_makes_an_empty_change(fresh: ChronoStore) -> None:
     assert fresh.head(MAYA) == before
 
 
+def test_a_rollback_acts_alone_only_when_the_words_pick_the_version(
+    memory: ChronoStore,
+) -> None:
+    """Going back over the whole memory costs every change since: the best
+    change must hold at least half of the request's words, or it asks."""
+    loose = memory.resolve(
+        MAYA, "go back to before I started planning the Osaka holiday in spring"
+    )
+    assert loose.best is not None
+    assert (loose.best.action, loose.best.target) == ("rollback", 9)
+    assert loose.best.scores.coverage < 0.5 and not loose.decided
+    assert loose.reason.startswith("a rollback of the whole memory needs the request")
+    close = memory.resolve(MAYA, "go back to before the Osaka plans and all that")
+    assert close.best is not None and close.best.target == 9 and close.decided
+
+
 def test_a_request_that_names_a_memory_but_no_version_asks(memory: ChronoStore) -> None:
     """v3 moved Maya to NYC, v6 to San Francisco "after a year in New York City":
     both changes of her home hold every word of the request, so it asks."""

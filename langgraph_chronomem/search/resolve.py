@@ -92,6 +92,9 @@ class ResolverConfig:
         act_lead: See `act_score`.
         act_score_rollback: `act_score` for a candidate that rolls the whole
             scope back: a wrong one costs every change since, not one item.
+        act_coverage_rollback: A rollback acts alone only when the matched
+            change holds at least this share of the request's words: a scope
+            has many versions, and the words must pick one.
         margin: Whatever the similarity, a best candidate that leads the next
             by less than this is a tie, offered and never acted on.
     """
@@ -107,9 +110,10 @@ class ResolverConfig:
     retrievers: frozenset[str] = frozenset({"bm25", "dense"})
     min_similarity: float = 0.25
     act_similarity: float = 0.35
-    act_score: float = 0.5
+    act_score: float = 0.45
     act_lead: float = 2.0
-    act_score_rollback: float = 0.9
+    act_score_rollback: float = 0.7
+    act_coverage_rollback: float = 0.5
     margin: float = 0.02
 
     def __post_init__(self) -> None:
@@ -556,7 +560,8 @@ class Resolver:
     def _sure(self, candidates: Sequence[Candidate]) -> tuple[bool, str]:
         """The calibrated rule for acting alone (docs/benchmarks.md measures it):
         acting changes something, both retrievers rank the best first, it is
-        close in meaning, and it leads the next clearly.
+        close in meaning, and it leads the next clearly; a whole-scope
+        rollback also holds at least half of the request's words.
 
         When the runner-up is another change of the same memory, the request's
         words must pick the version: the best must hold more of them. A revert
@@ -580,11 +585,8 @@ class Resolver:
         similarity = first.dense_score or 0.0
         lead = similarity - ((second.dense_score or 0.0) if second else 0.0)
         score = similarity + config.act_lead * lead
-        needed = (
-            config.act_score_rollback
-            if candidates[0].action == "rollback"
-            else config.act_score
-        )
+        rollback = best.action == "rollback"
+        needed = config.act_score_rollback if rollback else config.act_score
         checks = [
             (
                 first.bm25_rank == 1,
@@ -612,6 +614,12 @@ class Resolver:
             (
                 not versions_tie,
                 "the request names a memory but not which of its changes",
+            ),
+            (
+                not rollback or first.coverage >= config.act_coverage_rollback,
+                f"a rollback of the whole memory needs the request's words to pick "
+                f"the version: the best match holds {first.coverage:.0%} of them, "
+                f"{config.act_coverage_rollback:.0%} to act",
             ),
         ]
         failed = [why for ok, why in checks if not ok]
