@@ -3,7 +3,8 @@ the repository root, with its langgraph.json) and driven with `langgraph-sdk`.
 
 One server per database serves the module (each starts in a few seconds): memory
 and checkpoints in a directory, then in a PostgreSQL database (a private server,
-tests/pg.py), named by `$CHRONOMEM_PATH` as a deployment names them. Each test
+tests/pg.py) with the vectors on a Chroma server (tests/chroma_server.py), named
+by `$CHRONOMEM_PATH` and `$CHRONOMEM_CHROMA_URL` as a deployment names them. Each test
 uses a user of its own. The server runs in its own process group and is always stopped.
 It must not reach the network: the Studio (`--no-browser`), the CLI's usage
 report, the PyPI version check and LangSmith tracing are turned off, and the
@@ -35,6 +36,7 @@ from langchain_core.runnables import RunnableConfig
 
 from langgraph_chronomem import ChronoCheckpointer, ChronoStore
 from langgraph_chronomem.models import models_dir
+from tests.chroma_server import ChromaServer
 from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_postgres_store import _url
 
@@ -51,6 +53,14 @@ class Server:
 
     url: str
     data: Path | str  # the store's directory, or its database's URL
+    chroma_url: str | None = None  # the Chroma server's, beside PostgreSQL
+
+    def open_store(self) -> ChronoStore:
+        """The server's store, opened from another process as a person or a
+        second host would: on its database and its Chroma."""
+        return ChronoStore.from_path(
+            self.data, scope_depth=2, chroma_url=self.chroma_url
+        )
 
 
 def _free_port() -> int:
@@ -59,13 +69,15 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _offline_env(data: Path | str) -> dict[str, str]:
+def _offline_env(data: Path | str, chroma_url: str | None) -> dict[str, str]:
     """This environment without LangSmith/LangGraph keys, and every phone-home off."""
     env = {
         name: value
         for name, value in os.environ.items()
         if not name.startswith(("LANGSMITH_", "LANGCHAIN_", "LANGGRAPH_"))
     }
+    if chroma_url is not None:
+        env["CHRONOMEM_CHROMA_URL"] = chroma_url
     env.update(
         CHRONOMEM_PATH=str(data),
         LANGGRAPH_CLI_NO_ANALYTICS="1",  # the CLI's usage report
@@ -111,7 +123,7 @@ def server(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """`langgraph dev` from the repository root, on a free port, memory in a tmp
-    dir or in a fresh PostgreSQL database."""
+    dir, or in a fresh PostgreSQL database with a Chroma server of its own."""
     if sys.version_info < (3, 11):
         pytest.skip("langgraph-api (the dev server) needs Python 3.11 or later")
     langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
@@ -119,9 +131,11 @@ def server(
         pytest.fail(f"no `langgraph` command beside {sys.executable}: {INSTALL_HINT}")
     tmp = tmp_path_factory.mktemp("server")
     data: Path | str = tmp / "data"
+    chroma: ChromaServer | None = None
     if request.param == "postgres":
         pg: PostgresServer = request.getfixturevalue("pg_server")
         data = _url(pg.create_database("server"))
+        chroma = ChromaServer().start()
     state, saved = ROOT / ".langgraph_api", tmp / "langgraph_api"
     if state.exists():
         shutil.copytree(state, saved)
@@ -132,16 +146,18 @@ def server(
         process = subprocess.Popen(
             command,
             cwd=ROOT,
-            env=_offline_env(data),
+            env=_offline_env(data, chroma and chroma.url),
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, stopped as one
         )
     try:
         _wait_until_up(process, url, log)
-        yield Server(url, data)
+        yield Server(url, data, chroma and chroma.url)
     finally:
         _stop(process)
+        if chroma is not None:
+            chroma.close()
         shutil.rmtree(state, ignore_errors=True)
         if saved.exists():
             shutil.copytree(saved, state)
@@ -184,7 +200,7 @@ async def test_runs_write_versioned_memory_and_chrono_checkpoints(
     assert state["values"] == second
 
     alice = ("memories", "alice")
-    with ChronoStore.from_path(server.data, scope_depth=2) as store:
+    with server.open_store() as store:
         assert store.head(alice) == 2
         assert [c.op for c in store.log(alice)] == ["put", "put"]
         saver = ChronoCheckpointer(store)
@@ -216,9 +232,29 @@ async def test_replaying_a_checkpoint_rewinds_the_users_memory(
     )
     assert replayed["recalled"] == ["likes tea"]  # memory as it stood there
 
-    with ChronoStore.from_path(server.data, scope_depth=2) as store:
+    with server.open_store() as store:
         log = [(c.op, c.author) for c in store.log(("memories", "bob"))]
     assert log[:2] == [("put", None), ("rollback", "time-travel")]
+
+
+async def test_an_undo_made_elsewhere_is_what_the_next_run_recalls(
+    server: Server, client: Any
+) -> None:
+    """A person (or a second host) undoes a memory in words, on the server's
+    database and Chroma; the server's next run reads the restored memory."""
+    thread = await client.threads.create()
+    for note in ("lives in Boston", "moved to Paris"):
+        await _remember(client, thread["thread_id"], "dora", note)
+    dora = ("memories", "dora")
+    with server.open_store() as store:
+        resolution = store.resolve(dora, "forget that I moved to Paris")
+        best = resolution.best
+        assert best is not None and [c.key for c in best.changes] == ["moved to Paris"]
+        result = store.apply(dora, resolution, choice=0, author="dora")
+        assert result.applied, result.message
+        assert store.get(dora, "moved to Paris") is None
+    after = await _remember(client, thread["thread_id"], "dora", "likes jazz")
+    assert after["recalled"] == ["lives in Boston"]
 
 
 async def test_a_run_without_a_user_says_what_to_do(client: Any) -> None:
@@ -236,7 +272,7 @@ async def test_an_assistant_can_carry_the_user(server: Server, client: Any) -> N
     await client.runs.wait(
         thread["thread_id"], assistant["assistant_id"], input={"note": "has a cat"}
     )
-    with ChronoStore.from_path(server.data, scope_depth=2) as store:
+    with server.open_store() as store:
         assert store.get(("memories", "carol"), "has a cat") is not None
 
 
