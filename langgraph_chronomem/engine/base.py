@@ -907,9 +907,8 @@ class LogTransaction:
                 for row in self.change_rows(after=seq, upto=seqs[-1])
                 for t in (row.text,)
             ]
-            self.cur.executemany(self.sql.INSERT_CHANGE, rows)
-            if self.sql.INSERT_CHANGE_TERMS is not None:
-                self.cur.executemany(self.sql.INSERT_CHANGE_TERMS, rows)
+            for statement, params in self.sql.index_changes(rows):
+                self.cur.executemany(statement, params)
             seq, added = seqs[-1], added + len(seqs)
             self.cur.execute(self.sql.SAVE_PROJECTION, (seq, "[]", FULL_TEXT))
 

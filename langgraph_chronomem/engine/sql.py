@@ -162,8 +162,6 @@ class Dialect:
     """
 
     INSERT_CHANGE: str
-    # The change's terms, where the database does not add them itself.
-    INSERT_CHANGE_TERMS: str | None = None
     CHANGE_TEXT: str
     DELETE_CHANGES_AFTER: str
     CLEAR_CHANGES: str
@@ -230,6 +228,14 @@ class Dialect:
     # the words as `words_param` passes them.
     REQUEST_TERMS: str
 
+    def index_changes(
+        self, rows: Sequence[tuple[int, str, str, str, str, str]]
+    ) -> list[tuple[str, Sequence[Sequence[Any]]]]:
+        """The statements, each with its rows of parameters, that add item
+        changes (row id, scope key, added, new, old, context) to the change
+        index: here `INSERT_CHANGE`, which makes the terms itself."""
+        return [(self.INSERT_CHANGE, rows)]
+
     def words_param(self, words: Sequence[str]) -> Any:
         """The request's words as `REQUEST_TERMS` takes them."""
         raise NotImplementedError
@@ -270,6 +276,15 @@ class Dialect:
         if until is not None:
             window += " AND c.created_at < ?"
             window_params.append(until)
+        # The joins run in the order written (`CROSS JOIN`, which SQLite does not
+        # reorder): from the request's few terms into the scope's term index,
+        # and from the scored changes to their items, never the other way.
+        dated = (
+            " CROSS JOIN commits AS c WHERE i.id = s.rowid AND c.scope = i.scope "
+            f"AND c.version = i.version{window}"
+            if window
+            else " WHERE i.id = s.rowid"
+        )
         sql = (
             "WITH q AS (SELECT word, term, count(*) OVER (PARTITION BY word) "
             f"AS terms FROM ({self.REQUEST_TERMS}) AS r), "
@@ -278,21 +293,20 @@ class Dialect:
             "FROM changes WHERE scope_key = ?), "
             f"hits AS (SELECT t.rowid, q.word, {added} * min(t.added) + "
             f"{new} * min(t.new) + {old} * min(t.old) + {context} * min(t.context) "
-            "AS f FROM q JOIN change_terms AS t ON t.scope_key = ? "
+            "AS f FROM q CROSS JOIN change_terms AS t WHERE t.scope_key = ? "
             "AND t.term = q.term GROUP BY t.rowid, q.word, q.terms "
             "HAVING count(*) = q.terms), "
             "matched AS (SELECT * FROM hits WHERE f > 0), "
             "idf AS (SELECT m.word, ln((d.n - count(*) + 0.5) / (count(*) + 0.5)) "
-            "AS idf FROM matched AS m CROSS JOIN docs AS d GROUP BY m.word, d.n) "
-            "SELECT i.id, i.version, -sum(CASE WHEN idf.idf > 0 THEN idf.idf "
+            "AS idf FROM matched AS m CROSS JOIN docs AS d GROUP BY m.word, d.n), "
+            "scored AS (SELECT m.rowid, -sum(CASE WHEN idf.idf > 0 THEN idf.idf "
             f"ELSE 1e-6 END * m.f * {_K1 + 1} / (m.f + {_K1} * "
             f"({1 - _B} + {_B} * ch.length / d.avgdl))) AS score "
-            "FROM matched AS m JOIN idf ON idf.word = m.word "
-            "JOIN changes AS ch ON ch.rowid = m.rowid "
-            "JOIN items AS i ON i.id = m.rowid "
-            "JOIN commits AS c ON c.scope = i.scope AND c.version = i.version "
-            f"CROSS JOIN docs AS d WHERE 1 = 1{window} "
-            "GROUP BY i.id, i.version ORDER BY score, i.id LIMIT ?"
+            "FROM matched AS m CROSS JOIN idf CROSS JOIN changes AS ch "
+            "CROSS JOIN docs AS d WHERE idf.word = m.word AND ch.rowid = m.rowid "
+            "GROUP BY m.rowid) "
+            "SELECT i.id, i.version, s.score FROM scored AS s "
+            f"CROSS JOIN items AS i{dated} ORDER BY s.score, i.id LIMIT ?"
         )
         return Statement(
             sql,

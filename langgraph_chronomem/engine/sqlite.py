@@ -32,7 +32,7 @@ from langgraph_chronomem.engine import migrations
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.sql import Dialect
 from langgraph_chronomem.engine.sqlite_file import connect, enable_wal, storage_error
-from langgraph_chronomem.engine.terms import terms_json
+from langgraph_chronomem.engine.terms import terms, terms_json
 from langgraph_chronomem.errors import (
     ConfigError,
     InvalidFilterError,
@@ -366,20 +366,45 @@ class SqliteDialect(Dialect):
 
     compare = staticmethod(_comparison)
 
-    # One change into the index, and its terms, as PostgreSQL's
-    # `chronomem_index_change` does; `chronomem_terms` is `terms_json`.
     INSERT_CHANGE = (
         "INSERT INTO changes (rowid, scope_key, added, new, old, context, length) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1 + json_array_length(chronomem_terms("
-        "?3 || ' ' || ?4 || ' ' || ?5 || ' ' || ?6)))"
+        "VALUES (?, ?, ?, ?, ?, ?, ?)"
     )
-    INSERT_CHANGE_TERMS = (
+    INSERT_CHANGE_TERM = (
         "INSERT INTO change_terms (scope_key, term, rowid, added, new, old, context) "
-        "SELECT ?2, t.value, ?1, sum(c.col = 1), sum(c.col = 2), sum(c.col = 3), "
-        "sum(c.col = 4) FROM (SELECT 1 AS col, ?3 AS body UNION ALL SELECT 2, ?4 "
-        "UNION ALL SELECT 3, ?5 UNION ALL SELECT 4, ?6) AS c, "
-        "json_each(chronomem_terms(c.body)) AS t GROUP BY t.value"
+        "VALUES (?, ?, ?, ?, ?, ?, ?)"
     )
+
+    def index_changes(
+        self, rows: Sequence[tuple[int, str, str, str, str, str]]
+    ) -> list[tuple[str, Sequence[Sequence[Any]]]]:
+        """What PostgreSQL's `chronomem_index_change` does, with the terms made
+        here (`engine/terms.py`): each change with its length in terms (the
+        scope's word included), and each of its terms with how often it occurs
+        per column, in key order (B-tree inserts in order are the cheap ones).
+
+            >>> (_, changes), (_, found) = SqliteDialect().index_changes(
+            ...     [(7, "s1", "", "Moved to Oslo", "", "")]
+            ... )
+            >>> changes
+            [(7, 's1', '', 'Moved to Oslo', '', '', 4)]
+            >>> found[0]
+            ('s1', 'move', 7, 0, 1, 0, 0)
+        """
+        changes, found = [], []
+        for row_id, key, *columns in rows:
+            counts: dict[str, list[int]] = {}
+            length = 1
+            for column, text in enumerate(columns):
+                words = terms(text)
+                length += len(words)
+                for term in words:
+                    counts.setdefault(term, [0, 0, 0, 0])[column] += 1
+            changes.append((row_id, key, *columns, length))
+            found += [(key, term, row_id, *n) for term, n in counts.items()]
+        found.sort()
+        return [(self.INSERT_CHANGE, changes), (self.INSERT_CHANGE_TERM, found)]
+
     CLEAR_CHANGES = "DELETE FROM changes"
     CHANGE_TEXT = "SELECT new, old, context FROM changes WHERE rowid = ?"
     DELETE_CHANGES_AFTER = f"DELETE FROM changes WHERE rowid IN ({Dialect.ROWS_AFTER})"

@@ -7,9 +7,9 @@ same Snowball code PostgreSQL's `porter` dictionary runs, so both engines index
 and search the same terms.
 
     >>> terms("Moved to New-York; isn't running")
-    ['move', 'to', 'new', 'york', 'isn', 't', 'run']
+    ('move', 'to', 'new', 'york', 'isn', 't', 'run')
     >>> terms("Café")
-    ['cafe']
+    ('cafe',)
 """
 
 from __future__ import annotations
@@ -31,17 +31,22 @@ def _stemmer() -> Stemmer.Stemmer:
     return Stemmer.Stemmer("porter")
 
 
-def terms(text: str) -> list[str]:
-    """The stemmed terms of `text`, in order, repeats included."""
-    plain = "".join(
-        ch
-        for ch in unicodedata.normalize("NFD", text.lower())
-        if not unicodedata.combining(ch)
-    )
-    return list(_stemmer().stemWords(_RUN.findall(plain)))
+@functools.lru_cache(maxsize=16384)
+def terms(text: str) -> tuple[str, ...]:
+    """The stemmed terms of `text`, in order, repeats included. Cached: an
+    update's old value is the previous change's new one, and paths and
+    authors repeat."""
+    plain = text.lower()
+    if not plain.isascii():
+        plain = "".join(
+            ch
+            for ch in unicodedata.normalize("NFD", plain)
+            if not unicodedata.combining(ch)
+        )
+    return tuple(_stemmer().stemWords(_RUN.findall(plain)))
 
 
 def terms_json(text: str | None) -> str | None:
     """`terms(text)` as a JSON array: SQLite's `chronomem_terms(text)`, read
     with `json_each` as PostgreSQL reads its set-returning twin."""
-    return None if text is None else json.dumps(terms(text))
+    return None if text is None else json.dumps(list(terms(text)))
