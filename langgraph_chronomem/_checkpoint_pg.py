@@ -202,15 +202,17 @@ class PostgresCheckpointSQL(CheckpointSQL):
         metadata: Mapping[str, Any],
         *,
         unless_newer: bool,
+        alone: bool = False,
     ) -> tuple[int, bool]:
-        """`CheckpointSQL.put` in one statement.
+        """`CheckpointSQL.put` in one statement; `alone`, sent without `BEGIN`
+        and `COMMIT` (`Cursor.alone`): one round trip.
 
         Raises:
             InvalidValueError: If the metadata is not JSON (nothing is written).
         """
-        seq, newer = cur.execute(
-            self.PUT, (*columns, metadata_json(metadata), unless_newer)
-        ).fetchone()
+        params = (*columns, metadata_json(metadata), unless_newer)
+        run = cur.alone if alone else cur.execute  # type: ignore[attr-defined]
+        seq, newer = run(self.PUT, params).fetchone()
         return int(seq), bool(newer)
 
     def writes(self, cur: Cursor, row: Row) -> list[Write]:

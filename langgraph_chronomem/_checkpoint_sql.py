@@ -471,11 +471,13 @@ class CheckpointSQL:
         metadata: Mapping[str, Any],
         *,
         unless_newer: bool,
+        alone: bool = False,
     ) -> tuple[int, bool]:
         """`stamp` a checkpoint and `save` it with its stamp; with
         `unless_newer`, not when its namespace holds a checkpoint newer than
         its parent (a fork, which the caller may rewind first). `columns` are
-        `save`'s. Returns `stamp`'s answer.
+        `save`'s. Returns `stamp`'s answer. `alone`: the put is the whole
+        transaction (a database that can send it as one statement does).
 
         Raises:
             InvalidValueError: If the metadata is not JSON (nothing is written).

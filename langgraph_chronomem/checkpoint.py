@@ -413,11 +413,17 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                     forks = False
         rewind = None
         with self._engine.transaction(write=True) as tx:
-            seq, newer = self._sql.put(tx.cur, columns, meta, unless_newer=forks)
-            if forks and newer:  # the parent is not the thread's latest
-                rewind = self._fork_rewind(tx, config, thread_id, parent_id)
-                if rewind is None:
-                    self._sql.save(tx.cur, columns, meta, seq)
+            # The graph loop's put: one statement, the whole transaction.
+            _, newer = self._sql.put(
+                tx.cur, columns, meta, unless_newer=forks, alone=True
+            )
+        if forks and newer:  # the parent is not the thread's latest: nothing saved
+            with self._engine.transaction(write=True) as tx:
+                seq, newer = self._sql.put(tx.cur, columns, meta, unless_newer=True)
+                if newer:
+                    rewind = self._fork_rewind(tx, config, thread_id, parent_id)
+                    if rewind is None:
+                        self._sql.save(tx.cur, columns, meta, seq)
         if rewind is not None:  # memory first: the checkpoint's stamp follows it
             assert parent_id is not None
             sql.metadata_json(meta)  # bad metadata changes nothing, memory too
