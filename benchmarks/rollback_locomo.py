@@ -348,11 +348,10 @@ def run(
 def _models_used(settings: Settings, engine: str = "SQLite") -> dict[str, str]:
     """The exact models and knobs behind each system, as loaded in this process."""
     chroma = metadata.version("chromadb")
-    words = {
-        "SQLite": "SQLite FTS5 `bm25()` (porter unicode61 tokenizer)",
-        "PostgreSQL": "FTS5's BM25 computed in PostgreSQL over snowball `porter` "
-        "terms, counted per scope",
-    }[engine]
+    words = (
+        f"BM25 (FTS5's formula, counted per scope) on {engine}, over Snowball "
+        "`porter` terms"
+    )
     described = {
         "bm25": f"{words} over item changes, on the side the intent names, the "
         "request topic's content words OR-ed",

@@ -186,7 +186,7 @@ def warm_up(
         vectors = search.vectors()
     with _stopwatch(once, "reranker load", once_cpu):
         search.resolver().load_ranker()
-    fts = _stopwatch(spent, "FTS catch-up (all changes)", cpu)
+    fts = _stopwatch(spent, "word index catch-up (all changes)", cpu)
     with fts, engine.transaction(write=True) as tx:
         indexed = tx.index_changes()
     with _stopwatch(spent, "Chroma catch-up (embed all changes)", cpu):

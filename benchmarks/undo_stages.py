@@ -34,8 +34,8 @@ __all__ = ["CALLER", "STAGES", "WORKER", "StageClock", "install"]
 
 CALLER = {  # stage -> what it is; the caller's thread, in the order resolve runs them
     "intent": "intent parse (`search.intent.parse`)",
-    "fts catch-up": "FTS catch-up check: write txn, `index_changes()` + HEAD",
-    "bm25": "BM25 over item changes (FTS5 query)",
+    "fts catch-up": "word index catch-up check: write txn, `index_changes()` + HEAD",
+    "bm25": "BM25 over item changes (the term index, each side and the time window)",
     "dense wait": "waiting for the dense worker after BM25 returned",
     "rrf + load commits": "contrast vectors (kept in memory), RRF (`Resolver._fuse`)",
     "rerank": "FlashRank rerank of the top K (`Resolver._rerank`)",
