@@ -1,13 +1,16 @@
-"""Time travel with memory rewind: a replayed turn sees the memory it saw first.
+"""Time travel that keeps memory in step: a replayed turn sees the memory it saw.
 
 LangGraph can replay a thread from an earlier checkpoint (`get_state_history`,
 then `invoke(None, that_config)`). With an ordinary store the replayed nodes read
 today's memory, written after that checkpoint. `open_chronomem` pairs the store
 with a `ChronoCheckpointer` that records where memory stood in every checkpoint,
-and on a replay rolls the user's memory back to it first, so the replay sees
-what the original turn saw. The rewind is an ordinary commit (author
-`time-travel`), so it shows in the log and is undone like any other. The same
-run with `on_time_travel="keep"` shows the difference.
+and on a replay first undoes what the thread itself wrote since (the default,
+`on_time_travel="revert"`): the replay sees the user's home as the original turn
+did, while a dog the user mentioned in another conversation (thread) stays. The
+revert is an ordinary commit (author `time-travel`), so it shows in the log and
+is undone like any other. The same run with `"rewind"` (the whole memory back to
+that checkpoint, the other thread's dog included) and `"keep"` shows the
+difference.
 
     python examples/time_travel.py                  # offline: a scripted model
     python examples/time_travel.py --model openai:gpt-4o-mini   # needs langchain
@@ -44,6 +47,9 @@ CONVERSATION = {
     ),
 }
 ALICE: RunnableConfig = {"configurable": {"user_id": "alice", "thread_id": "t1"}}
+# The dog comes up in another conversation of Alice's.
+ELSEWHERE: RunnableConfig = {"configurable": {"user_id": "alice", "thread_id": "t2"}}
+IN_ANOTHER_THREAD = "I adopted a dog named Rex."
 SCOPE = ("memories", "alice")
 
 
@@ -63,7 +69,10 @@ def talk_then_replay(
     )
     try:
         graph = build_agent(model, store, checkpointer)
-        answers = {text: chat(graph, ALICE, text) for text in CONVERSATION}
+        answers = {
+            text: chat(graph, ELSEWHERE if text == IN_ANOTHER_THREAD else ALICE, text)
+            for text in CONVERSATION
+        }
         show_memory(store, "\nmemory now")
 
         # The checkpoint where the question was asked, before the agent answered.
@@ -84,12 +93,12 @@ def talk_then_replay(
         print(f"agent (replayed): {replayed}")
         show_memory(store, "memory after the replay")
 
-        rewinds = store.log(SCOPE, author="time-travel")
-        if rewinds:
+        travels = store.log(SCOPE, author="time-travel")
+        if travels:
             print_log(store, SCOPE)
-            store.rollback(SCOPE, to=rewinds[0].version - 1)
+            store.rollback(SCOPE, to=travels[0].version - 1)
             show_memory(
-                store, f"\nundo the rewind (rollback to v{rewinds[0].version - 1})"
+                store, f"\nundo the time travel (rollback to v{travels[0].version - 1})"
             )
     finally:
         store.close()
@@ -100,14 +109,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(__doc__ or "", argv)
     model = choose_model(args.model, CONVERSATION)
     path = Path(args.path or tempfile.mkdtemp(prefix="chronomem-"))
-    first, rewound = talk_then_replay(model, path / "rewind", "rewind")
+    first, reverted = talk_then_replay(model, path / "revert", "revert")
+    _, rewound = talk_then_replay(model, path / "rewind", "rewind")
     _, kept = talk_then_replay(model, path / "keep", "keep")
     print(f"\nfirst answer:            {first}")
+    print(f"replayed, with revert:   {reverted}  <- the other thread's dog stays")
     print(f"replayed, with rewind:   {rewound}")
     print(f"replayed, with keep:     {kept}  <- memory from after the question")
     print(f"stores: {path}")
-    if "Boston" not in rewound or "Lisbon" in rewound or "Lisbon" not in kept:
-        print("FAILED: the replay should see Boston only with rewind", file=sys.stderr)
+    if not ("Boston" in reverted and "Rex" in reverted and "Boston" in rewound):
+        print(
+            "FAILED: the replay should see Boston, and Rex with revert", file=sys.stderr
+        )
+        return 1
+    if "Rex" in rewound or "Lisbon" not in kept:
+        print("FAILED: rewind should drop Rex; keep should see Lisbon", file=sys.stderr)
         return 1
     return 0
 

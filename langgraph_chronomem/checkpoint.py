@@ -3,9 +3,10 @@
 Checkpoints live in the store's own database, next to the versioned memory log
 (its SQLite file, or its PostgreSQL database and pool), and every checkpoint
 records where memory stood (`metadata["chronomem_seq"]`). When a thread
-travels back in time (a replay or a fork from an earlier checkpoint), the thread's
-memory scope is rolled back to the version it had there, before any replayed node
-reads it, so the replay sees what the original run saw:
+travels back in time (a replay or a fork from an earlier checkpoint), what the
+thread's own runs changed in its memory scope since that checkpoint is undone,
+before any replayed node reads it, so the replay sees what the original run saw,
+while what the user's other threads wrote meanwhile stays:
 
     >>> import tempfile
     >>> from langgraph_chronomem import open_chronomem
@@ -35,13 +36,14 @@ reads it, so the replay sees what the original run saw:
     >>> graph.invoke(None, replay)["seen"]  # sees memory as turn 2 did
     ['fact1']
     >>> [(c.op, c.author) for c in store.log(("memories", "alice"))]
-    [('put', None), ('rollback', 'time-travel'), ('put', None), ('put', None)]
+    [('put', None), ('revert', 'time-travel'), ('put', None), ('put', None)]
     >>> checkpointer.memory_version(turn2.config)  # alice's memory at that checkpoint
     1
     >>> store.close()
 
-The rollback is an ordinary commit, so rolling back to the version before it
-undoes it. `on_time_travel="keep"` turns rewinding off.
+The revert is an ordinary commit, so rolling back to the version before it
+undoes it. `on_time_travel="rewind"` rolls the whole scope back instead (other
+threads' writes since included), `"keep"` leaves memory alone.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
+from dataclasses import dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -97,7 +100,8 @@ __all__ = ["ChronoCheckpointer", "TimeTravel"]
 
 logger = logging.getLogger(__name__)
 
-TimeTravel = Literal["rewind", "keep"]
+TimeTravel = Literal["revert", "rewind", "keep"]
+TIME_TRAVEL_MODES = ("revert", "rewind", "keep")
 SEQ_KEY = sql.SEQ_KEY
 TIME_TRAVEL_AUTHOR = "time-travel"
 # LangGraph's run config keys (CONFIG_KEY_RUNTIME, CONFIG_KEY_TASK_ID): a
@@ -150,21 +154,32 @@ def _address(config: RunnableConfig) -> tuple[str, str, str | None]:
     )
 
 
+@dataclass(frozen=True)
+class _Travel:
+    """Where time travel takes a thread's memory: its scope, the checkpoint's
+    memory position (`seq`), and, for a whole-scope rewind, its version there."""
+
+    scope: Namespace
+    seq: int
+    version: int | None = None
+
+
 def _stamp_of(metadata: Mapping[str, Any]) -> int | None:
     """The memory position recorded in a checkpoint's metadata."""
     value = metadata.get(SEQ_KEY)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _check_template(template: NamespaceTemplate, depth: int) -> None:
-    """Refuse a memory namespace whose rewinds would reach other timelines."""
+def _check_template(template: NamespaceTemplate, depth: int, *, rewind: bool) -> None:
+    """Refuse a memory namespace that names no scope, or (`rewind`) whose
+    whole-scope rewinds would reach other timelines."""
     outside = [key for key, index in template.keys.items() if index >= depth]
-    if outside:
+    if rewind and outside:
         raise ScopeError(
             f"{{{outside[0]}}} in memory_namespace={template.template} lies outside "
             f"the store's scope (scope_depth={depth}), so a time-travel rewind "
             "would roll back every user's memory; open the store with scope_depth="
-            f"{template.keys[outside[0]] + 1}, or pass on_time_travel='keep'"
+            f"{template.keys[outside[0]] + 1}, or pass on_time_travel='revert'"
         )
     if len(template.template) < depth:
         raise ScopeError(
@@ -182,17 +197,22 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             from the run config's `configurable` (else the graph's context, else
             the checkpoint's metadata), like LangMem's `NamespaceTemplate`. Its
             scope is what time travel rewinds.
-        on_time_travel: `"rewind"` (the default) rolls the thread's memory scope
-            back to its version at the checkpoint a replay or fork starts from;
-            `"keep"` leaves memory alone.
+        on_time_travel: What a replay or fork from a past checkpoint does to
+            the thread's memory scope. `"revert"` (the default) undoes what
+            this thread's own runs changed there since the checkpoint, in one
+            commit: other threads' writes (the user's other conversations)
+            stay. `"rewind"` rolls the whole scope back to its version at the
+            checkpoint, other threads' writes since included. `"keep"` leaves
+            memory alone.
         serde: How checkpoints and writes are encoded (LangGraph's
             `JsonPlusSerializer` by default).
 
     Raises:
         ConfigError: For something other than a `ChronoStore`, an unknown
             `on_time_travel`, or a malformed template.
-        ScopeError: With `"rewind"`, when a template placeholder lies outside the
-            store's scope (a rewind would reach other users' memory).
+        ScopeError: Unless `"keep"`, for a template shorter than the store's
+            scope; with `"rewind"`, when a template placeholder lies outside
+            the store's scope (a rewind would reach other users' memory).
     """
 
     def __init__(
@@ -200,23 +220,26 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         store: ChronoStore,
         *,
         memory_namespace: Sequence[str] | NamespaceTemplate = ("memories", "{user_id}"),
-        on_time_travel: TimeTravel = "rewind",
+        on_time_travel: TimeTravel = "revert",
         serde: SerializerProtocol | None = None,
     ) -> None:
         super().__init__(serde=serde)
         if not isinstance(store, ChronoStore):
             raise ConfigError(f"ChronoCheckpointer needs a ChronoStore, got {store!r}")
-        if on_time_travel not in ("rewind", "keep"):
+        if on_time_travel not in TIME_TRAVEL_MODES:
             raise ConfigError(
-                f"on_time_travel must be 'rewind' or 'keep', not {on_time_travel!r}"
+                f"on_time_travel must be one of {', '.join(TIME_TRAVEL_MODES)}, "
+                f"not {on_time_travel!r}"
             )
         template = (
             memory_namespace
             if isinstance(memory_namespace, NamespaceTemplate)
             else NamespaceTemplate(memory_namespace)
         )
-        if on_time_travel == "rewind":
-            _check_template(template, store.scope_depth)
+        if on_time_travel != "keep":
+            _check_template(
+                template, store.scope_depth, rewind=on_time_travel == "rewind"
+            )
         self.store = store
         self.memory_namespace = template
         self.on_time_travel = on_time_travel
@@ -278,18 +301,18 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             travels = opens_run and self._sql.latest_id(tx.cur, thread_id, ns) != row[2]
             if travels:
                 metadata = json.loads(row[6])
-                rewind = self._rewind_target(tx, config, row[2], metadata)
+                rewind = self._rewind_target(tx, config, thread_id, row[2], metadata)
         found = self._tuple(row, writes, metadata)
         if travels:
             if rewind is not None:
-                self._rewind(thread_id, row[2], *rewind)
+                self._rewind(thread_id, row[2], rewind)
             with self._rewound_lock:
                 self._rewound[thread_id] = row[2]
         return found
 
     def _rewinds(self, ns: str, checkpoint_id: str | None) -> bool:
         """Whether going to `checkpoint_id` may rewind memory: root namespace only."""
-        return self.on_time_travel == "rewind" and ns == "" and bool(checkpoint_id)
+        return self.on_time_travel != "keep" and ns == "" and bool(checkpoint_id)
 
     def list(
         self,
@@ -427,7 +450,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         if rewind is not None:  # memory first: the checkpoint's stamp follows it
             assert parent_id is not None
             sql.metadata_json(meta)  # bad metadata changes nothing, memory too
-            self._rewind(thread_id, parent_id, *rewind)
+            self._rewind(thread_id, parent_id, rewind)
             with self._engine.transaction(write=True) as tx:
                 self._sql.put(tx.cur, columns, meta, unless_newer=False)
         return _config(thread_id, ns, checkpoint["id"])
@@ -581,23 +604,26 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         config: RunnableConfig,
         thread_id: str,
         parent_id: str | None,
-    ) -> tuple[Namespace, int] | None:
+    ) -> _Travel | None:
         """The rewind a root checkpoint put after `parent_id`, which is not its
         thread's latest, needs: none when memory already reads the same."""
         parent = self._sql.row(tx.cur, thread_id, "", parent_id)
         if parent is None:
             return None
-        return self._rewind_target(tx, config, parent[2], json.loads(parent[6]))
+        return self._rewind_target(
+            tx, config, thread_id, parent[2], json.loads(parent[6])
+        )
 
     def _rewind_target(
         self,
         tx: LogTransaction,
         config: RunnableConfig,
+        thread_id: str,
         checkpoint_id: str,
         metadata: Mapping[str, Any],
-    ) -> tuple[Namespace, int] | None:
-        """The thread's memory scope and its version at a checkpoint, read in the
-        caller's transaction; `None` when memory already reads the same."""
+    ) -> _Travel | None:
+        """Where the thread's memory goes for a checkpoint, read in the caller's
+        transaction; `None` when memory already reads the same."""
         scope = self._scope(config, metadata)
         stamp = _stamp_of(metadata)
         if stamp is None:
@@ -605,28 +631,39 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                 "checkpoint %s has no %s: memory not rewound", checkpoint_id, SEQ_KEY
             )
             return None
+        if self.on_time_travel == "revert":
+            restore, _ = tx.thread_revert_plan(scope, thread_id, stamp)
+            return _Travel(scope, stamp) if restore else None
         target = self._sql.version_at(tx.cur, scope_text(scope), stamp)
         head = tx.head(scope)
         if head == target or not tx.diff(scope, target, head):
             return None
-        return scope, target
+        return _Travel(scope, stamp, target)
 
-    def _rewind(
-        self, thread_id: str, checkpoint_id: str, scope: Namespace, target: int
-    ) -> Commit:
-        """Roll the thread's memory back to `target`, its version at the
-        checkpoint, as a commit labelled with the thread and checkpoint."""
+    def _rewind(self, thread_id: str, checkpoint_id: str, travel: _Travel) -> None:
+        """Take the thread's memory back to the checkpoint, as a commit labelled
+        with the thread and checkpoint: this thread's changes since reverted,
+        or (`rewind`) the whole scope rolled back to its version there."""
         labels = {"thread_id": thread_id, "checkpoint_id": checkpoint_id}
+        reason = f"time travel: thread {thread_id} back to checkpoint {checkpoint_id}"
         with commit_context(labels=labels):
-            commit = self.store.rollback(
-                scope,
-                target,
-                author=TIME_TRAVEL_AUTHOR,
-                reason=f"time travel: thread {thread_id} back to checkpoint "
-                f"{checkpoint_id}",
-            )
-        logger.info("time travel on thread %s: %s", thread_id, commit.summary)
-        return commit
+            if travel.version is not None:
+                commit: Commit | None = self.store.rollback(
+                    travel.scope,
+                    travel.version,
+                    author=TIME_TRAVEL_AUTHOR,
+                    reason=reason,
+                )
+            else:
+                commit = self.store._revert_thread(
+                    travel.scope,
+                    thread_id,
+                    travel.seq,
+                    author=TIME_TRAVEL_AUTHOR,
+                    reason=f"{reason}: its own changes since undone",
+                )
+        if commit is not None:
+            logger.info("time travel on thread %s: %s", thread_id, commit.summary)
 
     # -- async twins -------------------------------------------------------------
 

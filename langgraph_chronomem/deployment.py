@@ -33,7 +33,7 @@ def open_chronomem(
     path: str | Path,
     *,
     memory_namespace: Sequence[str] | NamespaceTemplate = ("memories", "{user_id}"),
-    on_time_travel: TimeTravel = "rewind",
+    on_time_travel: TimeTravel = "revert",
     serde: SerializerProtocol | None = None,
     **store_kwargs: Any,
 ) -> tuple[ChronoStore, ChronoCheckpointer]:

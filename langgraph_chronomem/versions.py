@@ -30,6 +30,7 @@ from langgraph_chronomem.engine.types import (
     Commit,
     CommitMeta,
     ItemVersion,
+    Namespace,
     RevertConflict,
     StoreStats,
 )
@@ -177,6 +178,23 @@ class VersionControl:
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, reason)
         return self._write(lambda tx: tx.rollback(sc, to, meta), rehearse=dry_run)
+
+    def _revert_thread(
+        self,
+        scope: Namespace,
+        thread_id: str,
+        after_seq: int,
+        *,
+        author: str | None = None,
+        reason: str | None = None,
+    ) -> Commit | None:
+        """Undo what `thread_id`'s runs changed in `scope` after commit
+        `after_seq`, leaving other writers' changes (`LogTransaction.revert_thread`):
+        what time travel does by default. `None` when nothing changes."""
+        meta = self._meta(author, reason)
+        return self._write(
+            lambda tx: tx.revert_thread(scope, thread_id, after_seq, meta)
+        )
 
     def revert(
         self,

@@ -134,7 +134,8 @@ def test_open_chronomem_closes_the_store_when_the_checkpointer_refuses(
     tmp_path: Path,
 ) -> None:
     with pytest.raises(ScopeError, match="scope_depth=2"):
-        open_chronomem(tmp_path, scope_depth=1)  # {user_id} lies outside the scope
+        # {user_id} lies outside the scope: a rewind would reach every user
+        open_chronomem(tmp_path, scope_depth=1, on_time_travel="rewind")
     store, _ = open_chronomem(tmp_path, on_time_travel="keep")  # not left locked
     store.close()
 
@@ -142,14 +143,16 @@ def test_open_chronomem_closes_the_store_when_the_checkpointer_refuses(
 def test_constructor_rejects_bad_settings(store: ChronoStore, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="needs a ChronoStore"):
         ChronoCheckpointer(object())  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match="'rewind' or 'keep'"):
+    with pytest.raises(ConfigError, match="one of revert, rewind, keep"):
         ChronoCheckpointer(store, on_time_travel="undo")  # type: ignore[arg-type]
     with pytest.raises(ScopeError, match="shorter than"):
         ChronoCheckpointer(store, memory_namespace=("{user_id}",))
     with ChronoStore.from_path(tmp_path / "flat") as flat:  # scope_depth 0
         with pytest.raises(ScopeError, match="every user's memory"):
-            ChronoCheckpointer(flat)
-        ChronoCheckpointer(flat, on_time_travel="keep")  # no rewinds, no risk
+            ChronoCheckpointer(flat, on_time_travel="rewind")
+        # a revert touches only the thread's own changes: no risk
+        ChronoCheckpointer(flat)
+        ChronoCheckpointer(flat, on_time_travel="keep")
 
 
 def test_run_config_keys_are_langgraphs() -> None:
@@ -220,7 +223,8 @@ def test_bad_metadata_on_a_fork_leaves_memory_alone(
     """A put that forks the past rewinds memory before it writes, so its
     metadata is checked first: refused, it changes neither memory nor checkpoints."""
     first = put(checkpointer, user_id="alice")
-    store.put(ALICE, "city", {"city": "Boston"})
+    with commit_context(labels={"thread_id": "t1"}):  # as a node of thread t1
+        store.put(ALICE, "city", {"city": "Boston"})
     put(checkpointer, parent=first, user_id="alice")
     fork: Any = {"configurable": {**first["configurable"], "user_id": "alice"}}
     bad: Any = {"bad": object()}

@@ -133,18 +133,28 @@ def test_time_travel_runs_as_a_script(tmp_path: Path) -> None:
     lines = run.stdout.splitlines()
     first = "You live in Boston; pet: (no pet remembered)."
     assert f"agent (replayed): {first}" in lines  # rewound: sees what it saw
+    # the default reverts thread t1's own move; the dog, said in t2, stays
+    assert "agent (replayed): You live in Boston; pet: a dog named Rex." in lines
     assert "agent (replayed): You live in Lisbon; pet: a dog named Rex." in lines
-    with ChronoStore.from_path(tmp_path / "rewind", scope_depth=2) as store:
-        # put x3, the replay's rewind to v1, then the example's undo of the rewind
+    with ChronoStore.from_path(tmp_path / "revert", scope_depth=2) as store:
+        # put x3 (the dog from thread t2), the replay's revert of t1's move,
+        # then the example's undo of it
         assert _ops(store, ALICE) == [
             ("rollback", None),
-            ("rollback", "time-travel"),
+            ("revert", "time-travel"),
             ("put", None),
             ("put", None),
             ("put", None),
         ]
-        assert store.show(ALICE, 4).target == 1
+        travel = store.show(ALICE, 4)
+        assert travel.labels["thread_id"] == "t1"
+        assert [(c.key, c.new) for c in travel.changes] == [
+            ("home", {"content": "Boston"})
+        ]
         assert store.get(ALICE, "home").value == {"content": "Lisbon"}
+    with ChronoStore.from_path(tmp_path / "rewind", scope_depth=2) as store:
+        assert _ops(store, ALICE)[1] == ("rollback", "time-travel")
+        assert store.show(ALICE, 4).target == 1
     with ChronoStore.from_path(tmp_path / "keep", scope_depth=2) as store:
         assert store.log(ALICE, author="time-travel") == []
 

@@ -45,6 +45,7 @@ SERVER_PAGE = ROOT / "docs" / "how-to" / "langgraph-server.md"
 INSTALL_HINT = "the server tests need the test extra: pip install -e '.[test]'"
 STARTUP_TIMEOUT = 60.0
 GRAPH = "memory_agent"
+BOB = ("memories", "bob")
 
 
 @dataclass(frozen=True)
@@ -211,30 +212,36 @@ async def test_runs_write_versioned_memory_and_chrono_checkpoints(
         assert saver.memory_version(latest, alice) == 2  # stamped by ChronoCheckpointer
 
 
-async def test_replaying_a_checkpoint_rewinds_the_users_memory(
+async def test_replaying_a_thread_spares_what_another_thread_wrote(
     server: Server, client: Any
 ) -> None:
-    thread = await client.threads.create()
-    for note in ("likes tea", "likes coffee"):
-        await _remember(client, thread["thread_id"], "bob", note)
-    history = await client.threads.get_history(thread["thread_id"], limit=100)
+    """Replaying thread A from a past checkpoint undoes A's own notes since,
+    and keeps the note the same user left in thread B meanwhile."""
+    a = (await client.threads.create())["thread_id"]
+    b = (await client.threads.create())["thread_id"]
+    await _remember(client, a, "bob", "likes tea")
+    await _remember(client, a, "bob", "likes coffee")
+    await _remember(client, b, "bob", "plays chess")
+    history = await client.threads.get_history(a, limit=100)
     before_coffee = next(
         s
         for s in history
         if s["next"] == ["recall"] and s["values"]["note"] == "likes coffee"
     )
     replayed = await client.runs.wait(
-        thread["thread_id"],
+        a,
         GRAPH,
         input=None,
         checkpoint_id=before_coffee["checkpoint"]["checkpoint_id"],
         config=_as("bob"),
     )
-    assert replayed["recalled"] == ["likes tea"]  # memory as it stood there
+    # A's coffee is undone before `recall` runs again; B's chess stays
+    assert replayed["recalled"] == ["likes tea", "plays chess"]
 
     with server.open_store() as store:
-        log = [(c.op, c.author) for c in store.log(("memories", "bob"))]
-    assert log[:2] == [("put", None), ("rollback", "time-travel")]
+        log = [(c.op, c.author, c.labels.get("thread_id")) for c in store.log(BOB)]
+        assert store.get(BOB, "plays chess") is not None
+    assert log[:2] == [("put", None, a), ("revert", "time-travel", a)]
 
 
 async def test_an_undo_made_elsewhere_is_what_the_next_run_recalls(

@@ -1,7 +1,10 @@
 """Time travel keeps memory consistent: replays and forks see memory as it was.
 
 Real compiled graphs, with the store and the checkpointer on one path. Each turn a
-`read` node records which memories it sees, then a `write` node adds one.
+`read` node records which memories it sees, then a `write` node adds one. Most
+tests here run the whole-scope `rewind`; the default, `revert` (undo what the
+thread itself wrote since, keep what the user's other threads wrote), has its
+own section at the end.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from langgraph.store.base import BaseStore
 from langgraph.types import StateSnapshot
 from typing_extensions import TypedDict
 
-from langgraph_chronomem import ChronoStore
+from langgraph_chronomem import ChronoStore, commit_context
 from langgraph_chronomem.checkpoint import ChronoCheckpointer, TimeTravel
 from langgraph_chronomem.errors import ConfigError
 
@@ -238,3 +241,63 @@ async def test_async_replay_and_fork(store: ChronoStore) -> None:
     assert memory(store) == ["turn1"]
     assert [c.author for c in rewinds(store)] == ["time-travel", "time-travel"]
     assert await saver.amemory_version(past.config) == 1
+
+
+# == The default: revert the thread's own changes, spare the other threads' ====
+
+
+def interleaved(graph: Any) -> None:
+    """Alice talks in two threads: t1 turns 1-3, t2 turns 11-12 in between."""
+    for thread, turn in (("t1", 1), ("t2", 11), ("t1", 2), ("t2", 12), ("t1", 3)):
+        graph.invoke({"turn": turn}, run(thread=thread))
+
+
+def test_replaying_a_thread_keeps_what_the_users_other_threads_wrote(
+    store: ChronoStore,
+) -> None:
+    graph, saver = build(store, "revert")
+    assert saver.on_time_travel == ChronoCheckpointer(store).on_time_travel
+    interleaved(graph)
+    replayed = graph.invoke(None, at(before(graph, "read", 2, run())))
+    # t1's turn2 and turn3 are undone; t2's turn12, written since, stays
+    assert replayed["seen"][-1] == ["turn1", "turn11", "turn12"]
+    assert memory(store) == ["turn1", "turn11", "turn12", "turn2"]
+    travel = next(c for c in store.log(ALICE) if c.author == "time-travel")
+    assert travel.op == "revert" and travel.labels["thread_id"] == "t1"
+    assert sorted(c.key for c in travel.changes) == ["turn2", "turn3"]
+    assert rewinds(store) == []  # no whole-scope rollback
+
+
+def test_a_fork_keeps_what_three_other_threads_wrote(store: ChronoStore) -> None:
+    graph, _ = build(store, "revert")
+    graph.invoke({"turn": 1}, run(thread="t1"))
+    for thread, turn in (("t2", 21), ("t3", 31), ("t4", 41)):
+        graph.invoke({"turn": turn}, run(thread=thread))
+    graph.invoke({"turn": 2}, run(thread="t1"))
+    graph.update_state(at(before(graph, "read", 2, run())), {"turn": 9})
+    assert memory(store) == ["turn1", "turn21", "turn31", "turn41"]
+
+
+def test_an_item_another_thread_wrote_over_keeps_that_threads_value(
+    store: ChronoStore,
+) -> None:
+    """Three-way: the thread's change sits under another writer's, which stays."""
+    graph, _ = build(store, "revert")
+    graph.invoke({"turn": 1}, run())
+    graph.invoke({"turn": 2}, run())  # t1 writes turn2 ...
+    with commit_context(labels={"thread_id": "t2"}):  # ... which t2 then rewrites
+        store.put(ALICE, "turn2", {"turn": "from t2"})
+    graph.invoke({"turn": 3}, run())
+    replayed = graph.invoke(None, at(before(graph, "read", 2, run())))
+    assert replayed["seen"][-1] == ["turn1", "turn2"]  # t2's turn2, not t1's turn3
+    travel = next(c for c in store.log(ALICE) if c.author == "time-travel")
+    assert [c.key for c in travel.changes] == ["turn3"]
+
+
+def test_the_whole_scope_rewind_is_there_when_asked(store: ChronoStore) -> None:
+    graph, _ = build(store, "rewind")
+    interleaved(graph)
+    replayed = graph.invoke(None, at(before(graph, "read", 2, run())))
+    assert replayed["seen"][-1] == ["turn1", "turn11"]  # t2's turn12 rolled back too
+    (rewind,) = rewinds(store)
+    assert rewind.author == "time-travel"

@@ -619,6 +619,57 @@ class LogTransaction:
         assert commit is not None
         return commit
 
+    def revert_thread(
+        self, scope: Namespace, thread_id: str, after_seq: int, meta: CommitMeta
+    ) -> Commit | None:
+        """Undo what commits labelled with `thread_id` changed in the scope
+        after commit `after_seq`, as one new commit; `None` if that changes
+        nothing. Other writers' changes stay: an item another thread (or a
+        person) wrote after the thread goes back to that write's value, and
+        an item it wrote over the thread's is left alone."""
+        restore, _ = self.thread_revert_plan(scope, thread_id, after_seq)
+        return self._commit(scope, "revert", restore, meta) if restore else None
+
+    def thread_revert_plan(
+        self, scope: Namespace, thread_id: str, after_seq: int
+    ) -> tuple[list[_NewRow], tuple[Change, ...]]:
+        """The rows `revert_thread` would write, and what they change at HEAD
+        (old = HEAD now)."""
+        history: dict[tuple[str, str], list[tuple[int, int | None, bool]]] = {}
+        for ns, key, row_id, prev_id, labels in self.cur.execute(
+            self.sql.CHANGES_AFTER_SEQ, (scope_text(scope), after_seq)
+        ):
+            mine = json.loads(labels).get("thread_id") == thread_id
+            history.setdefault((ns, key), []).append((row_id, prev_id, mine))
+        # Per item the thread touched: the row whose value stays (the last
+        # other writer's, else the one that held before the first change)
+        # and the HEAD row.
+        ends: dict[tuple[str, str], tuple[int | None, int]] = {}
+        for item, changes in history.items():
+            if not any(mine for *_, mine in changes):
+                continue
+            others = [row_id for row_id, _, mine in changes if not mine]
+            last_kept = others[-1] if others else changes[0][1]
+            if last_kept != changes[-1][0]:
+                ends[item] = (last_kept, changes[-1][0])
+        rows = self._rows_by_id(
+            [row_id for pair in ends.values() for row_id in pair if row_id is not None]
+        )
+        restore, changed = [], []
+        for (ns, key), (stays_id, head_id) in ends.items():
+            stays = rows.get(stays_id) if stays_id is not None else None
+            old = None if stays is None else decode_value(stays.value)
+            held = decode_value(rows[head_id].value)
+            if old == held:
+                continue
+            changed.append(Change(namespace_from_text(ns), key, held, old))
+            restore.append(
+                _NewRow(ns, key, None, None)
+                if stays is None or old is None
+                else _restored(stays)
+            )
+        return restore, tuple(changed)
+
     def revert_effect(
         self,
         scope: Namespace,

@@ -94,7 +94,8 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
     Args:
         op: The commit's op.
         changes: Its changes, in the order they were made.
-        target: The version a rollback restored or a revert undid.
+        target: The version a rollback restored or a revert undid (none for
+            a revert of several commits: a thread's, since a checkpoint).
 
     Returns:
         One sentence, e.g. `rolled back to v3: updated m/city: Paris -> Boston`.
@@ -109,7 +110,7 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
     if op == "rollback":
         return f"rolled back to v{target}: {listed}"
     if op == "revert":
-        return f"reverted v{target}: {listed}"
+        return f"reverted v{target}: {listed}" if target else f"reverted: {listed}"
     if op == "expire":
         hidden = len(changes) - _MAX_LISTED_CHANGES
         paths = ", ".join(c.path for c in changes[:_MAX_LISTED_CHANGES])

@@ -395,6 +395,12 @@ class Dialect:
         f"SELECT i.id FROM {_ROWS} WHERE {_ROWS_OF_C} "
         "AND c.scope = ? AND c.version = ? ORDER BY i.id"
     )
+    # Every item change committed to a scope after a seq, oldest first, with
+    # its commit's labels: what a thread's revert since a checkpoint reads.
+    CHANGES_AFTER_SEQ = (
+        f"SELECT i.namespace, i.key, i.id, i.prev_id, c.labels FROM {_ROWS} "
+        f"WHERE {_ROWS_OF_C} AND c.scope = ? AND c.seq > ? ORDER BY c.seq, i.id"
+    )
     LATER_WRITES = (
         "SELECT version FROM items WHERE namespace = ? AND key = ? AND version > ? "
         "ORDER BY version"
