@@ -7,8 +7,10 @@ reason travel in a context variable instead, set around any block of writes:
     ...     current_meta().author
     'alice'
 
-Inside a LangGraph run the thread, checkpoint, run and node are added as labels
-on their own, read from the run's config (`get_runtime().execution_info`).
+Inside a LangGraph run the thread, checkpoint, run, node and task are added as
+labels on their own, read from the run's config (`get_runtime().execution_info`).
+The task's id lets a task that LangGraph runs again (resumed after an
+`interrupt()`, retried, or re-run after a crash) leave one commit per write.
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def commit_context(
 
 
 def runtime_labels() -> dict[str, str]:
-    """Thread, checkpoint, run and node of the LangGraph run we are in, if any."""
+    """Thread, checkpoint, run, node and task of the LangGraph run we are in,
+    if any."""
     config: Any = var_child_runnable_config.get()
     if not config:
         return {}
@@ -83,6 +86,7 @@ def runtime_labels() -> dict[str, str]:
             thread_id=info.thread_id,
             checkpoint_id=info.checkpoint_id,
             run_id=info.run_id,
+            task_id=info.task_id,
         )
     return {name: str(value) for name, value in labels.items() if value is not None}
 

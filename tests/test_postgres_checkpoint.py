@@ -50,6 +50,13 @@ from tests.test_checkpoint import (  # noqa: F401  (any database, run here)
 )
 from tests.test_compat import embed
 from tests.test_postgres_store import _tables, _url, url  # noqa: F401  (fixture)
+from tests.test_reexecution import (  # noqa: F401  (real graphs, run here)
+    test_a_retried_node_commits_its_write_once,
+    test_a_task_run_again_still_commits_what_it_now_writes_differently,
+    test_a_write_after_an_interrupt_is_committed_once,
+    test_a_write_before_an_interrupt_is_committed_once,
+    test_writes_outside_a_task_are_never_skipped,
+)
 from tests.test_time_travel import (  # noqa: F401  (real graphs, run here)
     ALICE,
     at,
@@ -57,15 +64,19 @@ from tests.test_time_travel import (  # noqa: F401  (real graphs, run here)
     build,
     memory,
     run,
+    test_a_fork_keeps_what_three_other_threads_wrote,
     test_a_replay_in_exit_mode_keeps_its_own_writes,
     test_a_replay_sees_memory_as_the_first_run_did,
+    test_an_item_another_thread_wrote_over_keeps_that_threads_value,
     test_another_users_memory_is_untouched,
     test_async_replay_and_fork,
     test_every_checkpoint_records_what_its_next_node_saw,
     test_keep_leaves_memory_alone,
     test_looking_at_the_past_never_rewinds,
     test_normal_continuation_never_rewinds,
+    test_replaying_a_thread_keeps_what_the_users_other_threads_wrote,
     test_the_rewind_can_be_undone,
+    test_the_whole_scope_rewind_is_there_when_asked,
     test_time_travel_without_a_user_is_a_clear_error,
     test_update_state_on_the_past_rewinds_before_returning,
 )

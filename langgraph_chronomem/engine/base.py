@@ -456,6 +456,7 @@ class LogTransaction:
         cur, sql = self.cur, self.sql
         sc = scope_text(scope)
         parent = self._head(sc)
+        task = _task_of(meta)
         version = parent + 1
         moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
         stamp = encode_time(moment)
@@ -466,6 +467,13 @@ class LogTransaction:
             live = cur.execute(sql.LIVE_ROW, (row.namespace, row.key)).fetchone()
             if live is None and row.value is None:
                 continue  # deleting what is not there changes nothing
+            if (
+                task
+                and live
+                and live[1] == row.value
+                and self._task_wrote(live[0], task)
+            ):
+                continue  # a task run again (resumed, retried) wrote this already
             prev_id, prev_value, prev_created = live or (None, None, None)
             if prev_id is not None:
                 cur.execute(sql.CLOSE_ROW, (version, prev_id))
@@ -528,6 +536,12 @@ class LogTransaction:
             labels,
             target,
         )
+
+    def _task_wrote(self, row_id: int, task: tuple[str, str]) -> bool:
+        """Whether the commit that wrote log row `row_id` came from `task`
+        (thread id, task id)."""
+        found = self.cur.execute(self.sql.ROW_LABELS, (row_id,)).fetchone()
+        return found is not None and _task_of_labels(json.loads(found[0])) == task
 
     # -- time travel ----------------------------------------------------------
 
@@ -1014,6 +1028,16 @@ def _stored(row: Sequence[Any]) -> StoredItem:
 def _state(row: _Row) -> tuple[Any, ...]:
     """What a read shows of a row: its value and both timestamps."""
     return decode_value(row.value), row.created_at, row.updated_at
+
+
+def _task_of(meta: CommitMeta) -> tuple[str, str] | None:
+    """The LangGraph task a commit comes from (thread id, task id), if any."""
+    return _task_of_labels(meta.labels)
+
+
+def _task_of_labels(labels: Mapping[str, Any]) -> tuple[str, str] | None:
+    thread, task = labels.get("thread_id"), labels.get("task_id")
+    return (thread, task) if thread and task else None
 
 
 def _restored(row: _Row) -> _NewRow:

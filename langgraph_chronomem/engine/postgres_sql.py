@@ -33,6 +33,95 @@ __all__ = [
 # ours; the other is the scope's hash. Two scopes sharing a hash only queue.
 LOCK_CLASS = 0x6368726F
 
+# `LogTransaction._write` (base.py), the one place versions are made, as the
+# server runs it: created by schema step 0003, replaced by 0004.
+_WRITE_FUNCTION = f"""chronomem_write(
+                scope_name TEXT, timeout_ms INTEGER, op_name TEXT, stamp TEXT,
+                now_s DOUBLE PRECISION, author_name TEXT, reason_text TEXT,
+                target_version INTEGER, labels_text TEXT, keep_empty BOOLEAN,
+                rows_json TEXT,
+                OUT new_version INTEGER, OUT new_seq BIGINT,
+                OUT written INTEGER[], OUT replaced TEXT[]
+            ) LANGUAGE plpgsql VOLATILE AS $$
+            DECLARE
+                parent INTEGER;
+                r RECORD;
+                n INTEGER := 0;
+                live_id BIGINT;
+                live_value TEXT;
+                live_created TEXT;
+                task TEXT := labels_text::jsonb ->> 'task_id';
+                thread TEXT := labels_text::jsonb ->> 'thread_id';
+                row_id BIGINT;
+                first_row BIGINT;
+                last_row BIGINT;
+            BEGIN
+                PERFORM set_config('lock_timeout', timeout_ms || 'ms', true);
+                PERFORM pg_advisory_xact_lock({LOCK_CLASS}, hashtext(scope_name));
+                SELECT coalesce(max(c.version), 0) INTO parent
+                FROM commits AS c WHERE c.scope = scope_name;
+                new_version := parent + 1;
+                written := '{{}}';
+                replaced := '{{}}';
+                FOR r IN SELECT * FROM json_to_recordset(rows_json::json)
+                    AS x (ns TEXT, k TEXT, v TEXT, ttl DOUBLE PRECISION,
+                        created TEXT, updated TEXT, fields TEXT)
+                LOOP
+                    n := n + 1;
+                    IF task IS NOT NULL AND thread IS NOT NULL AND EXISTS (
+                        SELECT 1 FROM items AS it JOIN commits AS c
+                        ON c.scope = it.scope AND c.version = it.version
+                        WHERE it.namespace = r.ns AND it.key = r.k
+                            AND it.valid_to IS NULL AND it.value = r.v
+                            AND c.labels::jsonb ->> 'task_id' = task
+                            AND c.labels::jsonb ->> 'thread_id' = thread
+                    ) THEN
+                        CONTINUE;  -- a task run again wrote this already
+                    END IF;
+                    UPDATE items AS it SET valid_to = new_version
+                    WHERE it.namespace = r.ns AND it.key = r.k
+                        AND it.valid_to IS NULL
+                    RETURNING it.id, it.value, it.created_at
+                    INTO live_id, live_value, live_created;
+                    IF live_id IS NULL AND r.v IS NULL THEN
+                        CONTINUE;  -- deleting what is not there changes nothing
+                    END IF;
+                    INSERT INTO items (scope, version, valid_to, namespace, key,
+                        value, prev_id, created_at, updated_at, ttl_minutes,
+                        expires_at, index_fields)
+                    VALUES (scope_name, new_version,
+                        CASE WHEN r.v IS NULL THEN new_version END,
+                        r.ns, r.k, r.v, live_id,
+                        CASE WHEN r.v IS NOT NULL
+                            THEN coalesce(r.created, live_created, stamp) END,
+                        CASE WHEN r.v IS NOT NULL
+                            THEN coalesce(r.updated, stamp) END,
+                        r.ttl,
+                        CASE WHEN r.v IS NOT NULL THEN now_s + r.ttl * 60 END,
+                        r.fields)
+                    RETURNING id INTO row_id;
+                    first_row := coalesce(first_row, row_id);
+                    last_row := row_id;
+                    written := array_append(written, n);
+                    replaced := array_append(replaced, live_value);
+                END LOOP;
+                IF cardinality(written) = 0 AND NOT keep_empty THEN
+                    new_version := NULL;
+                    RETURN;
+                END IF;
+                INSERT INTO commits (scope, version, parent, created_at, author,
+                    reason, op, target, labels, first_id, last_id)
+                VALUES (scope_name, new_version, nullif(parent, 0), stamp,
+                    author_name, reason_text, op_name, target_version,
+                    labels_text, first_row, last_row)
+                RETURNING seq INTO new_seq;
+                IF parent = 0 THEN
+                    INSERT INTO scopes (scope) VALUES (scope_name)
+                    ON CONFLICT (scope) DO NOTHING;
+                END IF;
+            END $$"""
+
+
 MIGRATIONS = [
     Migration(
         "0001_postgres_log",
@@ -241,79 +330,17 @@ MIGRATIONS = [
             # positions of the rows it wrote and the values they replaced.
             # Every query runs after the lock is won, each with a new snapshot
             # under READ COMMITTED (see `chronomem_lock_scope`).
-            f"""CREATE FUNCTION chronomem_write(
-                scope_name TEXT, timeout_ms INTEGER, op_name TEXT, stamp TEXT,
-                now_s DOUBLE PRECISION, author_name TEXT, reason_text TEXT,
-                target_version INTEGER, labels_text TEXT, keep_empty BOOLEAN,
-                rows_json TEXT,
-                OUT new_version INTEGER, OUT new_seq BIGINT,
-                OUT written INTEGER[], OUT replaced TEXT[]
-            ) LANGUAGE plpgsql VOLATILE AS $$
-            DECLARE
-                parent INTEGER;
-                r RECORD;
-                n INTEGER := 0;
-                live_id BIGINT;
-                live_value TEXT;
-                live_created TEXT;
-                row_id BIGINT;
-                first_row BIGINT;
-                last_row BIGINT;
-            BEGIN
-                PERFORM set_config('lock_timeout', timeout_ms || 'ms', true);
-                PERFORM pg_advisory_xact_lock({LOCK_CLASS}, hashtext(scope_name));
-                SELECT coalesce(max(c.version), 0) INTO parent
-                FROM commits AS c WHERE c.scope = scope_name;
-                new_version := parent + 1;
-                written := '{{}}';
-                replaced := '{{}}';
-                FOR r IN SELECT * FROM json_to_recordset(rows_json::json)
-                    AS x (ns TEXT, k TEXT, v TEXT, ttl DOUBLE PRECISION,
-                        created TEXT, updated TEXT, fields TEXT)
-                LOOP
-                    n := n + 1;
-                    UPDATE items AS it SET valid_to = new_version
-                    WHERE it.namespace = r.ns AND it.key = r.k
-                        AND it.valid_to IS NULL
-                    RETURNING it.id, it.value, it.created_at
-                    INTO live_id, live_value, live_created;
-                    IF live_id IS NULL AND r.v IS NULL THEN
-                        CONTINUE;  -- deleting what is not there changes nothing
-                    END IF;
-                    INSERT INTO items (scope, version, valid_to, namespace, key,
-                        value, prev_id, created_at, updated_at, ttl_minutes,
-                        expires_at, index_fields)
-                    VALUES (scope_name, new_version,
-                        CASE WHEN r.v IS NULL THEN new_version END,
-                        r.ns, r.k, r.v, live_id,
-                        CASE WHEN r.v IS NOT NULL
-                            THEN coalesce(r.created, live_created, stamp) END,
-                        CASE WHEN r.v IS NOT NULL
-                            THEN coalesce(r.updated, stamp) END,
-                        r.ttl,
-                        CASE WHEN r.v IS NOT NULL THEN now_s + r.ttl * 60 END,
-                        r.fields)
-                    RETURNING id INTO row_id;
-                    first_row := coalesce(first_row, row_id);
-                    last_row := row_id;
-                    written := array_append(written, n);
-                    replaced := array_append(replaced, live_value);
-                END LOOP;
-                IF cardinality(written) = 0 AND NOT keep_empty THEN
-                    new_version := NULL;
-                    RETURN;
-                END IF;
-                INSERT INTO commits (scope, version, parent, created_at, author,
-                    reason, op, target, labels, first_id, last_id)
-                VALUES (scope_name, new_version, nullif(parent, 0), stamp,
-                    author_name, reason_text, op_name, target_version,
-                    labels_text, first_row, last_row)
-                RETURNING seq INTO new_seq;
-                IF parent = 0 THEN
-                    INSERT INTO scopes (scope) VALUES (scope_name)
-                    ON CONFLICT (scope) DO NOTHING;
-                END IF;
-            END $$""",
+            "CREATE FUNCTION " + _WRITE_FUNCTION,
+        ),
+    ),
+    Migration(
+        "0004_task_writes_once",
+        (
+            # A write of a LangGraph task that runs again (resumed after an
+            # interrupt, retried, re-run after a crash) that finds the value
+            # this task already wrote at HEAD changes nothing, as on SQLite
+            # (`LogTransaction._write`).
+            "CREATE OR REPLACE FUNCTION " + _WRITE_FUNCTION,
         ),
     ),
 ]

@@ -340,6 +340,10 @@ class Dialect:
         "WHERE namespace = ? AND key = ? AND valid_to IS NULL"
     )
     CLOSE_ROW = "UPDATE items SET valid_to = ? WHERE id = ?"
+    ROW_LABELS = (
+        "SELECT c.labels FROM items AS i JOIN commits AS c "
+        "ON c.scope = i.scope AND c.version = i.version WHERE i.id = ?"
+    )
     INSERT_ITEM = (
         "INSERT INTO items (scope, version, valid_to, namespace, key, value, prev_id, "
         "created_at, updated_at, ttl_minutes, expires_at, index_fields) "
