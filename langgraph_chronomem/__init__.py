@@ -17,6 +17,7 @@ from langgraph_chronomem.engine.types import (
     Commit,
     Conflict,
     ItemVersion,
+    MatchedRevert,
     RevertConflict,
 )
 from langgraph_chronomem.errors import (
@@ -57,6 +58,7 @@ __all__ = [
     "InvalidRequestError",
     "InvalidValueError",
     "ItemVersion",
+    "MatchedRevert",
     "NamespaceTemplate",
     "ReadOnlyError",
     "Resolution",

@@ -83,7 +83,7 @@ from langgraph.runtime import Runtime
 from langgraph_chronomem import _checkpoint_sql as sql
 from langgraph_chronomem._checkpoint_pg import dialect_for
 from langgraph_chronomem.context import commit_context
-from langgraph_chronomem.engine.base import LogTransaction, scope_text
+from langgraph_chronomem.engine.base import LogTransaction, by_thread, scope_text
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Commit, Namespace
 from langgraph_chronomem.errors import (
@@ -632,8 +632,8 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             )
             return None
         if self.on_time_travel == "revert":
-            restore, _ = tx.thread_revert_plan(scope, thread_id, stamp)
-            return _Travel(scope, stamp) if restore else None
+            plan = tx.matching_revert_plan(scope, by_thread(thread_id), stamp)
+            return _Travel(scope, stamp) if plan.restore else None
         target = self._sql.version_at(tx.cur, scope_text(scope), stamp)
         head = tx.head(scope)
         if head == target or not tx.diff(scope, target, head):

@@ -17,9 +17,9 @@ timeline, and each has an async twin with an `a` prefix:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from langgraph_chronomem._twins import in_thread
 from langgraph_chronomem.context import commit_context, current_meta
@@ -30,10 +30,12 @@ from langgraph_chronomem.engine.types import (
     Commit,
     CommitMeta,
     ItemVersion,
+    MatchedRevert,
     Namespace,
     RevertConflict,
     StoreStats,
 )
+from langgraph_chronomem.errors import InvalidRequestError
 from langgraph_chronomem.ops import check_count, check_key, check_moment, check_scope
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.resolve import Mode, Resolution
@@ -248,6 +250,96 @@ class VersionControl:
         return self._write(
             lambda tx: tx.revert(sc, version, meta, items=wanted, force=force),
             rehearse=dry_run,
+        )
+
+    def revert_matching(
+        self,
+        scope: Sequence[str],
+        *,
+        run_id: str | None = None,
+        thread_id: str | None = None,
+        node: str | None = None,
+        source: str | None = None,
+        written_by: str | None = None,
+        force: bool = False,
+        dry_run: bool = False,
+        reason: str | None = None,
+        author: str | None = None,
+    ) -> MatchedRevert:
+        """Undo everything one run, thread, node, source or author wrote to the
+        scope, as one commit that keeps every other change.
+
+        Commits match on the labels every commit carries (`run_id`,
+        `thread_id`, `node` from the LangGraph run that made it; `source` from
+        `commit_context(labels={"source": ...})`) and on their author; every
+        filter given must hold. An item another writer changed since is a
+        conflict, named with who changed it: the revert then writes nothing
+        unless `force`. Try it with `dry_run` first.
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore, commit_context
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+            >>> me = ("alice",)
+            >>> store.put(me, "city", {"city": "Boston"})
+            >>> with commit_context(labels={"source": "tool:web_search"}):
+            ...     store.put(me, "city", {"city": "Atlantis"})
+            ...     store.put(me, "tip", {"text": "wire money to ..."})
+            >>> store.put(me, "pet", {"pet": "cat"})
+            >>> print(store.revert_matching(me, source="tool:web_search", dry_run=True))
+            reverting v2, v3 would change 2 item(s)
+            >>> done = store.revert_matching(me, source="tool:web_search")
+            >>> sorted((i.key, i.value) for i in store.search(me))
+            [('city', {'city': 'Boston'}), ('pet', {'pet': 'cat'})]
+            >>> store.close()
+
+        Args:
+            scope: The scope (or any namespace inside it).
+            run_id: Commits of this LangGraph run.
+            thread_id: Commits of this thread's runs.
+            node: Commits made by this graph node.
+            source: Commits labelled with this source.
+            written_by: Commits by this author.
+            force: Revert items changed since by others too (their later
+                values are overwritten).
+            dry_run: Report what would change, and change nothing.
+            reason: Why (recorded on the revert commit).
+            author: Who reverts (recorded on the revert commit).
+
+        Returns:
+            The matching versions, what changes, the conflicts, and the
+            commit (`None` when nothing was written).
+
+        Raises:
+            InvalidRequestError: If no filter is given, or one is not a string.
+        """
+        wanted = {
+            "run_id": run_id,
+            "thread_id": thread_id,
+            "node": node,
+            "source": source,
+        }
+        given = {k: v for k, v in wanted.items() if v is not None}
+        for name, value in [*given.items(), ("written_by", written_by)]:
+            if value is not None and (not isinstance(value, str) or not value):
+                raise InvalidRequestError(
+                    f"{name} is a non-empty string, got {value!r}"
+                )
+        if not given and written_by is None:
+            raise InvalidRequestError(
+                "name what to revert: run_id, thread_id, node, source or written_by"
+            )
+
+        def matches(labels: Mapping[str, Any], who: str | None) -> bool:
+            return all(labels.get(k) == v for k, v in given.items()) and (
+                written_by is None or who == written_by
+            )
+
+        sc = check_scope(scope, self.scope_depth)
+        meta = self._meta(author, reason)
+        return self._write(
+            lambda tx: tx.revert_matching(
+                sc, matches, meta, force=force, dry_run=dry_run
+            )
         )
 
     def reset(self, scope: Sequence[str], to: int) -> int:

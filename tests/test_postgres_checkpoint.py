@@ -57,6 +57,12 @@ from tests.test_reexecution import (  # noqa: F401  (real graphs, run here)
     test_a_write_before_an_interrupt_is_committed_once,
     test_writes_outside_a_task_are_never_skipped,
 )
+from tests.test_revert_matching import (  # noqa: F401  (real graphs, run here)
+    graph,
+    test_a_reviewer_reverts_what_web_search_taught_in_one_commit,
+    test_an_item_changed_since_is_a_conflict_naming_who,
+    test_by_run_node_and_author,
+)
 from tests.test_time_travel import (  # noqa: F401  (real graphs, run here)
     ALICE,
     at,

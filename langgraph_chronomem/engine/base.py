@@ -18,8 +18,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -33,6 +33,7 @@ from langgraph_chronomem.engine.types import (
     CommitMeta,
     Conflict,
     ItemVersion,
+    MatchedRevert,
     Namespace,
     Op,
     ProjectionStats,
@@ -641,33 +642,74 @@ class LogTransaction:
         nothing. Other writers' changes stay: an item another thread (or a
         person) wrote after the thread goes back to that write's value, and
         an item it wrote over the thread's is left alone."""
-        restore, _ = self.thread_revert_plan(scope, thread_id, after_seq)
-        return self._commit(scope, "revert", restore, meta) if restore else None
+        plan = self.matching_revert_plan(scope, by_thread(thread_id), after_seq)
+        if not plan.restore:
+            return None
+        return self._commit(scope, "revert", plan.restore, meta)
 
-    def thread_revert_plan(
-        self, scope: Namespace, thread_id: str, after_seq: int
-    ) -> tuple[list[_NewRow], tuple[Change, ...]]:
-        """The rows `revert_thread` would write, and what they change at HEAD
-        (old = HEAD now)."""
-        history: dict[tuple[str, str], list[tuple[int, int | None, bool]]] = {}
-        for ns, key, row_id, prev_id, labels in self.cur.execute(
+    def revert_matching(
+        self,
+        scope: Namespace,
+        matches: Callable[[Mapping[str, Any], str | None], bool],
+        meta: CommitMeta,
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+    ) -> MatchedRevert:
+        """Undo every change of the scope's commits that `matches(labels,
+        author)`, as one commit (`matching_revert_plan` says how). Nothing is
+        written for a dry run, when nothing would change, or when other
+        writers changed an item since and not `force`."""
+        plan = self.matching_revert_plan(scope, matches, force=force)
+        done = MatchedRevert(scope, plan.versions, plan.changes, plan.conflicts)
+        if dry_run or not plan.restore or (plan.conflicts and not force):
+            return done
+        return replace(done, commit=self._commit(scope, "revert", plan.restore, meta))
+
+    def matching_revert_plan(
+        self,
+        scope: Namespace,
+        matches: Callable[[Mapping[str, Any], str | None], bool],
+        after_seq: int = 0,
+        *,
+        force: bool = False,
+    ) -> _RevertPlan:
+        """What undoing every change of the scope's commits after `after_seq`
+        that `matches(labels, author)` would write and change.
+
+        Per item they changed, the value that comes back is the last one
+        another writer gave it since their first change, else the one before
+        it. An item another writer changed after their last change is a
+        conflict, left as it is unless `force` (which brings back the value
+        from before their first change)."""
+        history: dict[tuple[str, str], list[_Step]] = {}
+        for ns, key, row_id, prev_id, version, author, labels in self.cur.execute(
             self.sql.CHANGES_AFTER_SEQ, (scope_text(scope), after_seq)
         ):
-            mine = json.loads(labels).get("thread_id") == thread_id
-            history.setdefault((ns, key), []).append((row_id, prev_id, mine))
-        # Per item the thread touched: the row whose value stays (the last
-        # other writer's, else the one that held before the first change)
-        # and the HEAD row.
+            mine = matches(json.loads(labels), author)
+            step = _Step(row_id, prev_id, version, author, mine)
+            history.setdefault((ns, key), []).append(step)
         ends: dict[tuple[str, str], tuple[int | None, int]] = {}
-        for item, changes in history.items():
-            if not any(mine for *_, mine in changes):
+        later: dict[tuple[str, str], list[_Step]] = {}
+        matched: set[int] = set()
+        for item, steps in history.items():
+            firsts = [i for i, step in enumerate(steps) if step.mine]
+            if not firsts:
                 continue
-            others = [row_id for row_id, _, mine in changes if not mine]
-            last_kept = others[-1] if others else changes[0][1]
-            if last_kept != changes[-1][0]:
-                ends[item] = (last_kept, changes[-1][0])
+            matched.update(steps[i].version for i in firsts)
+            tail = steps[firsts[0] :]
+            after_last = steps[firsts[-1] + 1 :]
+            if after_last:  # changed again by another writer since
+                later[item] = after_last
+                if not force:
+                    continue
+                ends[item] = (tail[0].prev_id, steps[-1].row_id)
+                continue
+            others = [step.row_id for step in tail if not step.mine]
+            ends[item] = (others[-1] if others else tail[0].prev_id, steps[-1].row_id)
         rows = self._rows_by_id(
             [row_id for pair in ends.values() for row_id in pair if row_id is not None]
+            + [steps[-1].row_id for steps in later.values()]
         )
         restore, changed = [], []
         for (ns, key), (stays_id, head_id) in ends.items():
@@ -682,7 +724,19 @@ class LogTransaction:
                 if stays is None or old is None
                 else _restored(stays)
             )
-        return restore, tuple(changed)
+        conflicts = tuple(
+            Conflict(
+                namespace_from_text(ns),
+                key,
+                tuple(step.version for step in steps),
+                None,
+                decode_value(rows[steps[-1].row_id].value),
+                None,
+                tuple(step.author for step in steps),
+            )
+            for (ns, key), steps in later.items()
+        )
+        return _RevertPlan(tuple(sorted(matched)), restore, tuple(changed), conflicts)
 
     def revert_effect(
         self,
@@ -1028,6 +1082,32 @@ def _stored(row: Sequence[Any]) -> StoredItem:
 def _state(row: _Row) -> tuple[Any, ...]:
     """What a read shows of a row: its value and both timestamps."""
     return decode_value(row.value), row.created_at, row.updated_at
+
+
+def by_thread(thread_id: str) -> Callable[[Mapping[str, Any], str | None], bool]:
+    """A `matching_revert_plan` test: commits a run of this thread made."""
+    return lambda labels, _author: labels.get("thread_id") == thread_id
+
+
+class _Step(NamedTuple):
+    """One change to an item, as a revert of matching commits reads it."""
+
+    row_id: int
+    prev_id: int | None
+    version: int
+    author: str | None
+    mine: bool
+
+
+class _RevertPlan(NamedTuple):
+    """What undoing the changes of matching commits would do: the versions
+    that matched, the rows it writes, what they change at HEAD (old = HEAD
+    now), and the items changed again since by other writers."""
+
+    versions: tuple[int, ...]
+    restore: list[_NewRow]
+    changes: tuple[Change, ...]
+    conflicts: tuple[Conflict, ...]
 
 
 def _task_of(meta: CommitMeta) -> tuple[str, str] | None:

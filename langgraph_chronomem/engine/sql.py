@@ -402,8 +402,9 @@ class Dialect:
     # Every item change committed to a scope after a seq, oldest first, with
     # its commit's labels: what a thread's revert since a checkpoint reads.
     CHANGES_AFTER_SEQ = (
-        f"SELECT i.namespace, i.key, i.id, i.prev_id, c.labels FROM {_ROWS} "
-        f"WHERE {_ROWS_OF_C} AND c.scope = ? AND c.seq > ? ORDER BY c.seq, i.id"
+        "SELECT i.namespace, i.key, i.id, i.prev_id, c.version, c.author, c.labels "
+        f"FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.scope = ? AND c.seq > ? "
+        "ORDER BY c.seq, i.id"
     )
     LATER_WRITES = (
         "SELECT version FROM items WHERE namespace = ? AND key = ? AND version > ? "

@@ -18,6 +18,7 @@ __all__ = [
     "CommitMeta",
     "Conflict",
     "ItemVersion",
+    "MatchedRevert",
     "Op",
     "ProjectionStats",
     "RevertConflict",
@@ -119,6 +120,7 @@ class Conflict:
         wrote: What the reverted commit wrote (`None`: it deleted the item).
         now: What the item holds at HEAD (`None`: it does not exist).
         before: What a revert would restore (`None`: delete the item).
+        later_authors: Who made `later_versions`, where that is known.
     """
 
     namespace: Namespace
@@ -127,6 +129,7 @@ class Conflict:
     wrote: dict[str, Any] | None = None
     now: dict[str, Any] | None = None
     before: dict[str, Any] | None = None
+    later_authors: tuple[str | None, ...] = ()
 
     @property
     def path(self) -> str:
@@ -158,6 +161,50 @@ class RevertConflict:
             f"cannot revert v{self.version}: {items}; keep it as it is, revert "
             f"anyway with force=True, or roll back to v{self.version - 1}"
         )
+
+
+@dataclass(frozen=True)
+class MatchedRevert:
+    """What `revert_matching` did, or would do: undo every change of the
+    commits that matched (a run's, a thread's, a source's...) in one commit.
+
+    Attributes:
+        scope: The scope.
+        versions: The matching commits' versions.
+        changes: What the revert changes at HEAD (old = HEAD before it).
+        conflicts: Items another writer changed after the matching commits,
+            left as they are (unless `force`), with who changed them.
+        commit: The revert's commit; `None` for a dry run, when nothing would
+            change, or when there are conflicts and no `force`.
+    """
+
+    scope: Namespace
+    versions: tuple[int, ...]
+    changes: tuple[Change, ...]
+    conflicts: tuple[Conflict, ...]
+    commit: Commit | None = None
+
+    def __str__(self) -> str:
+        if not self.versions:
+            return "no commit matched: nothing to revert"
+        matched = ", ".join(f"v{v}" for v in self.versions)
+        later = "; ".join(
+            f"{c.path} changed again in "
+            + ", ".join(
+                f"v{v}" + (f" by {who}" if who else "")
+                for v, who in zip(
+                    c.later_versions,
+                    c.later_authors or (None,) * len(c.later_versions),
+                    strict=True,
+                )
+            )
+            for c in self.conflicts
+        )
+        if self.commit is not None:
+            done = f"v{self.commit.version} reverted {matched}: {self.commit.summary}"
+            return done + (f"; forced over: {later}" if later else "")
+        what = f"reverting {matched} would change {len(self.changes)} item(s)"
+        return what + (f"; conflicts (kept as they are): {later}" if later else "")
 
 
 @dataclass(frozen=True)
