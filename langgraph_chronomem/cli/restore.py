@@ -1,4 +1,6 @@
-"""Going back: `rollback TO` restores a whole scope, `revert VERSION` undoes a commit.
+"""Going back: `rollback TO` restores a whole scope, `revert VERSION` undoes a commit,
+`revert --source S` (or `--run`, `--thread`, `--node`, `--written-by`) undoes what
+one run, thread, node, source or author wrote.
 
 Both write a new commit (nothing is lost), and both take `--dry-run`, which
 prints the changes the command would make and makes none: the store makes the
@@ -23,7 +25,13 @@ from langgraph_chronomem.cli._app import (
     parse_version,
     scope_text,
 )
-from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK, notice
+from langgraph_chronomem.cli.errors import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliError,
+    notice,
+)
 
 __all__ = ["redo", "register", "report"]
 
@@ -47,16 +55,40 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     revert = commands.add_parser(
         "revert",
         parents=[common],
-        help="undo one commit's changes, keeping later ones",
+        help="undo one commit's changes, or what one run or source wrote",
         description="Undo one commit's changes as a new commit, keeping every later, "
-        "unrelated change. If an item no longer holds what that commit wrote (a "
-        "later commit changed it to something else), nothing is applied and the "
-        "conflict is reported (exit 1).",
+        "unrelated change; or, with --run, --thread, --node, --source or "
+        "--written-by instead of VERSION, every change of the commits that match, "
+        "as one commit. If an item no longer holds what was written (a later "
+        "commit changed it to something else), nothing is applied and the "
+        "conflict is reported (exit 1): --force reverts it anyway.",
     )
     add_scope_option(revert)
-    revert.add_argument("version", metavar="VERSION", help="the commit to undo")
+    revert.add_argument(
+        "version", metavar="VERSION", nargs="?", help="the commit to undo"
+    )
+    for flag, label in _MATCH_FLAGS.items():
+        revert.add_argument(
+            f"--{flag}",
+            dest=label,
+            metavar=label.upper(),
+            help=f"commits with this {label}",
+        )
+    revert.add_argument(
+        "--force", action="store_true", help="revert items changed since, too"
+    )
     _write_options(revert)
     revert.set_defaults(run=run_revert)
+
+
+# `revert`'s filters: the flag, and `revert_matching`'s argument it sets.
+_MATCH_FLAGS = {
+    "run": "run_id",
+    "thread": "thread_id",
+    "node": "node",
+    "source": "source",
+    "written-by": "written_by",
+}
 
 
 def _write_options(parser: argparse.ArgumentParser) -> None:
@@ -160,6 +192,19 @@ def run_rollback(ctx: Context) -> int:
 
 def run_revert(ctx: Context) -> int:
     args = ctx.args
+    filters = {
+        label: getattr(args, label)
+        for label in _MATCH_FLAGS.values()
+        if getattr(args, label) is not None
+    }
+    if filters:
+        return _revert_matching(ctx, filters)
+    if args.version is None:
+        raise CliError(
+            "name the commit to undo (VERSION), or what to undo: "
+            "--run, --thread, --node, --source or --written-by",
+            EXIT_USAGE,
+        )
     with open_store(args) as store:
         scope = ctx.scope(store)
         head = store.head(scope)
@@ -177,3 +222,44 @@ def run_revert(ctx: Context) -> int:
         ctx, action="revert", scope=scope, head=head, version=version,
         dry_run=args.dry_run, commit=commit, changes=changes, conflict=conflict,
     )  # fmt: skip
+
+
+def _revert_matching(ctx: Context, filters: dict[str, str]) -> int:
+    args = ctx.args
+    if args.version is not None:
+        raise CliError(
+            "give VERSION, or --run, --thread, --node, --source or --written-by; "
+            "not both",
+            EXIT_USAGE,
+        )
+    with open_store(args) as store:
+        scope = ctx.scope(store)
+        head = store.head(scope)
+        outcome = store.revert_matching(
+            scope, **filters, force=args.force, dry_run=args.dry_run,
+            reason=args.reason, author=args.author,
+        )  # fmt: skip
+    refused = bool(outcome.conflicts) and not args.force
+    if ctx.json:
+        ctx.emit(
+            {
+                "action": "revert",
+                "scope": list(scope),
+                "head": head,
+                "filters": filters,
+                "dry_run": args.dry_run,
+                "applied": outcome.commit is not None,
+                **shapes.matched_revert(outcome),
+                "redo": head if outcome.commit is not None else None,
+            }
+        )
+        return EXIT_FAILED if refused else EXIT_OK
+    if refused:
+        notice("nothing changed", str(outcome))
+        notice("hint", "revert them anyway with --force, or look first: --dry-run")
+        return EXIT_FAILED
+    ctx.out.print(Text(str(outcome), style="bold"), soft_wrap=True)
+    render.changes(ctx.out, outcome.changes)
+    if outcome.commit is not None:
+        redo(ctx, head)
+    return EXIT_OK

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         Commit,
         Conflict,
         ItemVersion,
+        MatchedRevert,
         RevertConflict,
     )
     from langgraph_chronomem.search.resolve import Candidate, Resolution
@@ -33,6 +34,7 @@ __all__ = [
     "commit",
     "conflict",
     "item_version",
+    "matched_revert",
     "resolution",
 ]
 
@@ -93,6 +95,7 @@ def _conflict_item(x: Conflict) -> dict[str, Any]:
         "key": x.key,
         "path": x.path,
         "later_versions": list(x.later_versions),
+        "later_authors": list(x.later_authors),
         "wrote": x.wrote,
         "now": x.now,
         "before": x.before,
@@ -109,6 +112,19 @@ def conflict(c: RevertConflict | None) -> dict[str, Any] | None:
         "version": c.version,
         "message": str(c),
         "items": [_conflict_item(x) for x in c.conflicts],
+    }
+
+
+def matched_revert(r: MatchedRevert) -> dict[str, Any]:
+    """A revert of matching commits: the `versions` that matched, the
+    `changes` it makes (or would), the `conflicts` (items changed since, with
+    who changed them), and its `commit` (`null`: nothing written)."""
+    return {
+        "versions": list(r.versions),
+        "message": str(r),
+        "changes": changes(r.changes),
+        "conflicts": [_conflict_item(x) for x in r.conflicts],
+        "commit": None if r.commit is None else commit(r.commit),
     }
 
 

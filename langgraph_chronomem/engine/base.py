@@ -784,7 +784,9 @@ class LogTransaction:
                 continue  # already as it was before the commit
             namespace = namespace_from_text(ns)
             if held != decode_value(wrote):
-                later = self.cur.execute(self.sql.LATER_WRITES, (ns, key, version))
+                later = self.cur.execute(
+                    self.sql.LATER_WRITES, (ns, key, version)
+                ).fetchall()
                 conflicts.append(
                     Conflict(
                         namespace,
@@ -793,6 +795,7 @@ class LogTransaction:
                         decode_value(wrote),
                         held,
                         old,
+                        tuple(row[1] for row in later),
                     )
                 )
             changes.append(Change(namespace, key, held, old))

@@ -407,8 +407,9 @@ class Dialect:
         "ORDER BY c.seq, i.id"
     )
     LATER_WRITES = (
-        "SELECT version FROM items WHERE namespace = ? AND key = ? AND version > ? "
-        "ORDER BY version"
+        "SELECT i.version, c.author FROM items AS i JOIN commits AS c "
+        "ON c.scope = i.scope AND c.version = i.version "
+        "WHERE i.namespace = ? AND i.key = ? AND i.version > ? ORDER BY i.version"
     )
     HISTORY = (
         "SELECT i.version, c.seq, c.op, c.author, c.created_at, i.value, i.created_at, "

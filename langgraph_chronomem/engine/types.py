@@ -201,7 +201,8 @@ class MatchedRevert:
             for c in self.conflicts
         )
         if self.commit is not None:
-            done = f"v{self.commit.version} reverted {matched}: {self.commit.summary}"
+            summary = self.commit.summary.removeprefix("reverted: ")
+            done = f"v{self.commit.version} reverted {matched}: {summary}"
             return done + (f"; forced over: {later}" if later else "")
         what = f"reverting {matched} would change {len(self.changes)} item(s)"
         return what + (f"; conflicts (kept as they are): {later}" if later else "")
