@@ -38,6 +38,7 @@ from langgraph_chronomem.search.resolve import Candidate, Resolution, ResolverCo
 from langgraph_chronomem.store import ChronoStore
 from langgraph_chronomem.tools import (
     create_memory_history_tool,
+    create_revert_source_tool,
     create_undo_memory_tool,
     create_undo_node,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "VersionNotFound",
     "commit_context",
     "create_memory_history_tool",
+    "create_revert_source_tool",
     "create_undo_memory_tool",
     "create_undo_node",
     "open_chronomem",
