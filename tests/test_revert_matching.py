@@ -145,6 +145,18 @@ def test_by_run_node_and_author(store: ChronoStore, graph: Any) -> None:
     assert "web:flights to Paris" in memory(store)
 
 
+def test_reverting_a_source_twice_finds_it_undone_not_in_conflict(
+    store: ChronoStore,
+) -> None:
+    store.put(ALICE, "home", {"v": 1})
+    with commit_context(labels={"source": "tool:web_search"}):
+        store.put(ALICE, "tip", {"v": 2})
+    assert store.revert_matching(ALICE, source="tool:web_search").commit is not None
+    again = store.revert_matching(ALICE, source="tool:web_search")
+    assert (again.changes, again.conflicts, again.commit) == ((), (), None)
+    assert store.head(ALICE) == 3
+
+
 def test_nothing_matched_changes_nothing(store: ChronoStore) -> None:
     store.put(ALICE, "a", {"v": 1})
     result = store.revert_matching(ALICE, source="tool:web_search")

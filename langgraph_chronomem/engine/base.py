@@ -698,45 +698,47 @@ class LogTransaction:
                 continue
             matched.update(steps[i].version for i in firsts)
             tail = steps[firsts[0] :]
-            after_last = steps[firsts[-1] + 1 :]
-            if after_last:  # changed again by another writer since
-                later[item] = after_last
-                if not force:
-                    continue
+            if firsts[-1] + 1 < len(steps):  # another writer changed it since
+                later[item] = steps[firsts[-1] + 1 :]
                 ends[item] = (tail[0].prev_id, steps[-1].row_id)
                 continue
             others = [step.row_id for step in tail if not step.mine]
             ends[item] = (others[-1] if others else tail[0].prev_id, steps[-1].row_id)
         rows = self._rows_by_id(
             [row_id for pair in ends.values() for row_id in pair if row_id is not None]
-            + [steps[-1].row_id for steps in later.values()]
         )
-        restore, changed = [], []
+        restore, changed, conflicts = [], [], []
         for (ns, key), (stays_id, head_id) in ends.items():
             stays = rows.get(stays_id) if stays_id is not None else None
             old = None if stays is None else decode_value(stays.value)
             held = decode_value(rows[head_id].value)
             if old == held:
-                continue
-            changed.append(Change(namespace_from_text(ns), key, held, old))
+                continue  # as it was before the matching commits: undone already
+            namespace = namespace_from_text(ns)
+            since = later.get((ns, key))
+            if since:
+                conflicts.append(
+                    Conflict(
+                        namespace,
+                        key,
+                        tuple(step.version for step in since),
+                        None,
+                        held,
+                        old,
+                        tuple(step.author for step in since),
+                    )
+                )
+                if not force:
+                    continue
+            changed.append(Change(namespace, key, held, old))
             restore.append(
                 _NewRow(ns, key, None, None)
                 if stays is None or old is None
                 else _restored(stays)
             )
-        conflicts = tuple(
-            Conflict(
-                namespace_from_text(ns),
-                key,
-                tuple(step.version for step in steps),
-                None,
-                decode_value(rows[steps[-1].row_id].value),
-                None,
-                tuple(step.author for step in steps),
-            )
-            for (ns, key), steps in later.items()
+        return _RevertPlan(
+            tuple(sorted(matched)), restore, tuple(changed), tuple(conflicts)
         )
-        return _RevertPlan(tuple(sorted(matched)), restore, tuple(changed), conflicts)
 
     def revert_effect(
         self,
