@@ -82,6 +82,10 @@ class VersionControl:
         until: datetime | None = None,
         author: str | None = None,
         op: str | None = None,
+        source: str | None = None,
+        run_id: str | None = None,
+        thread_id: str | None = None,
+        node: str | None = None,
     ) -> list[Commit]:
         """The scope's commits, newest first.
 
@@ -92,6 +96,11 @@ class VersionControl:
             until: Only commits made at or before this time.
             author: Only commits by this author.
             op: Only commits of this op (`put`, `rollback`, `expire`…).
+            source: Only commits labelled with this source
+                (`commit_context(labels={"source": ...})`).
+            run_id: Only commits of this LangGraph run.
+            thread_id: Only commits of this thread's runs.
+            node: Only commits made by this graph node.
 
         `since` and `until` take `datetime`s only, as LangGraph's APIs do: parse
         text first (`datetime.fromisoformat`), so "yesterday" is never guessed at.
@@ -105,10 +114,14 @@ class VersionControl:
         check_moment("since", since)
         check_moment("until", until)
         sc = check_scope(scope, self.scope_depth)
+        labels = _label_filters(
+            source=source, run_id=run_id, thread_id=thread_id, node=node
+        )
         with self._engine.transaction(write=False) as tx:
             return tx.log(
-                sc, limit=limit, since=since, until=until, author=author, op=op
-            )
+                sc, limit=limit, since=since, until=until, author=author, op=op,
+                labels=labels,
+            )  # fmt: skip
 
     def show(self, scope: Sequence[str], version: int) -> Commit:
         """One commit of the scope.
@@ -312,18 +325,10 @@ class VersionControl:
         Raises:
             InvalidRequestError: If no filter is given, or one is not a string.
         """
-        wanted = {
-            "run_id": run_id,
-            "thread_id": thread_id,
-            "node": node,
-            "source": source,
-        }
-        given = {k: v for k, v in wanted.items() if v is not None}
-        for name, value in [*given.items(), ("written_by", written_by)]:
-            if value is not None and (not isinstance(value, str) or not value):
-                raise InvalidRequestError(
-                    f"{name} is a non-empty string, got {value!r}"
-                )
+        given = _label_filters(
+            run_id=run_id, thread_id=thread_id, node=node, source=source
+        )
+        _label_filters(written_by=written_by)
         if not given and written_by is None:
             raise InvalidRequestError(
                 "name what to revert: run_id, thread_id, node, source or written_by"
@@ -572,3 +577,15 @@ class VersionControl:
     astats = in_thread(stats)
     areindex = in_thread(reindex)
     await_for_index = in_thread(wait_for_index)
+
+
+def _label_filters(**given: Any) -> dict[str, str]:
+    """The filters given (not None), each checked to be a non-empty string.
+
+    Raises:
+        InvalidRequestError: For a filter that is not one.
+    """
+    for name, value in given.items():
+        if value is not None and (not isinstance(value, str) or not value):
+            raise InvalidRequestError(f"{name} is a non-empty string, got {value!r}")
+    return {name: value for name, value in given.items() if value is not None}

@@ -382,6 +382,18 @@ def test_revert_by_source_previews_then_undoes_what_it_wrote(
     assert _state(path) == (5, {"home": {"city": "Boston"}, "pet": {"pet": "cat"}})
 
 
+def test_log_shows_one_sources_commits(cmd, tmp_path: Path) -> None:
+    path = tmp_path / "memory"
+    with ChronoStore.from_path(path, scope_depth=2) as store:
+        store.put(ALICE, "home", {"city": "Boston"})
+        with commit_context(labels={"source": "tool:web_search"}):
+            store.put(ALICE, "tip", {"text": "try the bank"})
+    run = cmd("log", *A, "--source", "tool:web_search", "--json", path=path)
+    assert run.code == 0, run
+    assert [c["version"] for c in run.json()["commits"]] == [2]
+    assert run.json()["commits"][0]["labels"] == {"source": "tool:web_search"}
+
+
 def test_revert_by_source_refuses_over_a_later_change_unless_forced(
     cmd, tmp_path: Path
 ) -> None:

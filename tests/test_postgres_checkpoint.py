@@ -62,6 +62,7 @@ from tests.test_revert_matching import (  # noqa: F401  (real graphs, run here)
     test_a_reviewer_reverts_what_web_search_taught_in_one_commit,
     test_an_item_changed_since_is_a_conflict_naming_who,
     test_by_run_node_and_author,
+    test_the_log_filters_by_source_run_thread_and_node,
 )
 from tests.test_time_travel import (  # noqa: F401  (real graphs, run here)
     ALICE,

@@ -226,3 +226,28 @@ def test_the_tool_without_a_source_changes_nothing(store: ChronoStore) -> None:
     (reply,) = replies(graph.invoke(ask("undo it"), config()))
     assert reply.startswith("Nothing changed: name a source")
     assert store.head(ALICE) == 3
+
+
+# -- provenance in the log ---------------------------------------------------------
+
+
+def test_the_log_filters_by_source_run_thread_and_node(
+    store: ChronoStore, graph: Any
+) -> None:
+    first = turn(graph, "I live in Boston", ("rates in Boston",))
+    turn(graph, "I moved to Paris")
+    with commit_context(labels={"source": "import"}):
+        store.put(ALICE, "crm", {"text": "old note"})
+
+    def versions(**filters: str) -> list[int]:
+        return [c.version for c in store.log(ALICE, **filters)]
+
+    assert versions(source="tool:web_search") == [2]
+    assert versions(source="import") == [4]
+    assert versions(run_id=first) == [2, 1]
+    assert versions(thread_id="t1") == [3, 2, 1]
+    assert versions(node="listen") == [3, 1]
+    assert versions(node="listen", run_id=first) == [1]
+    assert versions(source="nowhere") == []
+    with pytest.raises(InvalidRequestError, match="source is a non-empty string"):
+        store.log(ALICE, source=5)  # type: ignore[arg-type]

@@ -53,6 +53,7 @@ from langgraph_chronomem.store import DATABASE_FILE, ChronoStore, is_conn_string
 
 __all__ = [
     "DEFAULT_PATH",
+    "LABEL_FLAGS",
     "Commands",
     "Context",
     "add_scope_option",
@@ -75,6 +76,16 @@ DEFAULT_PATH = "./memory"
 PATH_VARIABLE = "CHRONOMEM_PATH"
 _NAMED = 5
 """How many of the store's scopes an unknown-scope error names."""
+
+
+# Flags that filter commits by their labels: the flag, and the label it names
+# (the keyword of `ChronoStore.log` and `revert_matching`).
+LABEL_FLAGS = {
+    "run": "run_id",
+    "thread": "thread_id",
+    "node": "node",
+    "source": "source",
+}
 
 
 def common_options(*, top_level: bool) -> argparse.ArgumentParser:

@@ -9,6 +9,7 @@ from rich.text import Text
 
 from langgraph_chronomem.cli import render, shapes
 from langgraph_chronomem.cli._app import (
+    LABEL_FLAGS,
     Commands,
     Context,
     add_scope_option,
@@ -66,6 +67,13 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     )
     log.add_argument("--author", help="only this author's commits")
     log.add_argument("--op", choices=OPS, help="only commits of this kind")
+    for flag, label in LABEL_FLAGS.items():
+        log.add_argument(
+            f"--{flag}",
+            dest=label,
+            metavar=label.upper(),
+            help=f"only commits with this {label}",
+        )
     log.set_defaults(run=run_log)
 
     show = commands.add_parser(
@@ -122,6 +130,7 @@ def run_log(ctx: Context) -> int:
             until=args.until,
             author=args.author,
             op=args.op,
+            **{label: getattr(args, label) for label in LABEL_FLAGS.values()},
         )
         head = store.head(scope)
     if ctx.json:

@@ -18,6 +18,7 @@ from rich.text import Text
 from langgraph_chronomem import Change, Commit, RevertConflict
 from langgraph_chronomem.cli import render, shapes
 from langgraph_chronomem.cli._app import (
+    LABEL_FLAGS,
     Commands,
     Context,
     add_scope_option,
@@ -82,13 +83,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
 
 
 # `revert`'s filters: the flag, and `revert_matching`'s argument it sets.
-_MATCH_FLAGS = {
-    "run": "run_id",
-    "thread": "thread_id",
-    "node": "node",
-    "source": "source",
-    "written-by": "written_by",
-}
+_MATCH_FLAGS = {**LABEL_FLAGS, "written-by": "written_by"}
 
 
 def _write_options(parser: argparse.ArgumentParser) -> None:

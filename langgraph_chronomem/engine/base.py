@@ -889,8 +889,10 @@ class LogTransaction:
         until: datetime | None = None,
         author: str | None = None,
         op: str | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> list[Commit]:
-        """Commits of a scope, newest first, with their changes."""
+        """Commits of a scope, newest first, with their changes; `labels`:
+        only those carrying each of these labels with these values."""
         sc = scope_text(scope)
         statement = self.sql.select_commits(
             sc,
@@ -900,6 +902,7 @@ class LogTransaction:
             until=None if until is None else encode_time(until),
             author=author,
             op=op,
+            labels=labels,
         )
         return self._with_changes(scope, self.cur.execute(*statement).fetchall())
 

@@ -465,6 +465,12 @@ class PostgresDialect(Dialect):
         "ON CONFLICT (name) DO NOTHING"
     )
 
+    LABEL_EQUALS = "(labels::jsonb ->> ?) = ?"
+
+    def label_key(self, name: str) -> str:
+        """The key itself."""
+        return name
+
     REQUEST_TERMS = (
         "SELECT w.n AS word, t.term FROM unnest(?::text[]) WITH ORDINALITY "
         "AS w (text, n), chronomem_terms(w.text) AS t (term)"

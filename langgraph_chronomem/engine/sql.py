@@ -224,6 +224,13 @@ class Dialect:
             tuple(ids),
         )
 
+    # A commit label's value equals `?`: the label named as `label_key` gives it.
+    LABEL_EQUALS: str
+
+    def label_key(self, name: str) -> str:
+        """A label's name as `LABEL_EQUALS` takes it."""
+        raise NotImplementedError
+
     # The request's words and their terms, one row per (word, term): `?` is
     # the words as `words_param` passes them.
     REQUEST_TERMS: str
@@ -476,6 +483,7 @@ class Dialect:
         until: str | None,
         author: str | None,
         op: str | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> Statement:
         where: list[str] = ["scope = ?"]
         params: list[Any] = [scope]
@@ -489,6 +497,9 @@ class Dialect:
             if value is not None:
                 where.append(sql)
                 params.append(value)
+        for name, value in (labels or {}).items():
+            where.append(self.LABEL_EQUALS)
+            params += [self.label_key(name), value]
         sql = (
             "SELECT seq, version, parent, created_at, author, reason, op, target, "
             f"labels FROM commits WHERE {' AND '.join(where)} "

@@ -430,6 +430,12 @@ class SqliteDialect(Dialect):
         "ON CONFLICT (name) DO UPDATE SET id = max(id, excluded.id)"
     )
 
+    LABEL_EQUALS = "json_extract(labels, ?) = ?"
+
+    def label_key(self, name: str) -> str:
+        """A JSON path: `'$."source"'`."""
+        return _json_path(name)
+
     REQUEST_TERMS = (
         "SELECT w.key AS word, t.value AS term FROM json_each(?) AS w, "
         "json_each(chronomem_terms(w.value)) AS t"
