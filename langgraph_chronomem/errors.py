@@ -24,6 +24,7 @@ __all__ = [
     "StorageError",
     "VersionError",
     "VersionNotFound",
+    "WriteConflictError",
 ]
 
 
@@ -111,3 +112,9 @@ class DestinationNotEmptyError(ChronomemError, ValueError):
     Copy into a new directory or an empty database; a copy of this same source
     that was interrupted is not refused, it resumes.
     """
+
+
+class WriteConflictError(ChronomemError, ValueError):
+    """A conditional write (`put_if`) found the item changed since the caller
+    read it: another writer got there first. Nothing was written; read it again
+    and decide."""

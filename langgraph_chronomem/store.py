@@ -25,12 +25,22 @@ import asyncio
 import concurrent.futures
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import BaseStore, IndexConfig, Op, Result, SearchOp, TTLConfig
+from langgraph.store.base import (
+    NOT_PROVIDED,
+    BaseStore,
+    IndexConfig,
+    NotProvided,
+    Op,
+    PutOp,
+    Result,
+    SearchOp,
+    TTLConfig,
+)
 
 from langgraph_chronomem._twins import in_thread, off_loop
 from langgraph_chronomem.context import current_meta
@@ -40,7 +50,7 @@ from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, StorageError
-from langgraph_chronomem.ops import ReadPlan, check_ops, run_reads
+from langgraph_chronomem.ops import ReadPlan, check_count, check_ops, run_reads
 from langgraph_chronomem.search.chroma import CHROMA_URL_ENV, NO_CHROMA, ChromaServer
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.resolve import ResolverConfig
@@ -510,12 +520,72 @@ class ChronoStore(BaseStore, VersionControl):
                 encode_value(write.value)
         return self._search.texts_to_embed(writes), queries
 
+    def put_if(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: dict[str, Any] | None,
+        *,
+        if_version: int | None = None,
+        if_value: Any = ...,
+        index: Literal[False] | list[str] | None = None,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """`put` (or, with `value=None`, delete) only if the item is still as
+        the caller last saw it, so two agents editing one memory never
+        overwrite each other silently.
+
+        `if_version` is the scope version in which the item last changed, as
+        `history` lists it (0: it must not exist); `if_value` the value it
+        must hold (`None`: absent). The check and the write are one
+        transaction.
+
+            >>> import tempfile
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+            >>> store.put(("alice",), "n", {"n": 1})
+            >>> store.put_if(("alice",), "n", {"n": 2}, if_value={"n": 1})
+            >>> store.put_if(("alice",), "n", {"n": 3}, if_value={"n": 1})
+            Traceback (most recent call last):
+            ...
+            langgraph_chronomem.errors.WriteConflictError: alice/n no longer holds the value expected (it holds {"n": 2}): another write came first; nothing was written
+            >>> store.close()
+
+        Raises:
+            WriteConflictError: If the item changed since; nothing is written.
+            InvalidRequestError: If `if_version` is not an int >= 0.
+            The errors of `batch`.
+        """  # noqa: E501
+        if if_version is not None:
+            check_count("if_version", if_version)
+        ttl_minutes = (  # as `BaseStore.put` reads it
+            (self.ttl_config or {}).get("default_ttl")
+            if isinstance(ttl, NotProvided)
+            else ttl
+        )
+        op = PutOp(tuple(namespace), key, value, index=index, ttl=ttl_minutes)
+        ops, writes = check_ops([op], self.scope_depth)
+        texts, _ = self._to_embed(ops, writes)
+        vectors = self._search.embeddings.embed_documents(texts) if texts else []
+        self._run(
+            ops,
+            writes,
+            dict(zip(texts, vectors, strict=True)),
+            {},
+            expect=lambda tx: tx.expect(
+                writes[0].namespace, key, version=if_version, value=if_value
+            ),
+        )
+
+    aput_if = in_thread(put_if)
+
     def _run(
         self,
         ops: list[Op],
         writes: list[Write],
         known: dict[str, list[float]],
         queries: dict[int, list[float]],
+        *,
+        expect: Callable[[LogTransaction], None] | None = None,
     ) -> list[Result]:
         meta = current_meta() if writes else None
         plan = None
@@ -523,6 +593,8 @@ class ChronoStore(BaseStore, VersionControl):
             vectors = self._search.searchable() if queries else None
             plan = ReadPlan(vectors=vectors, queries=queries)
         with self._engine.transaction(write=bool(writes)) as tx:
+            if expect is not None:
+                expect(tx)
             results: list[Result] = (
                 [None] * len(ops) if plan is None else run_reads(tx, ops, plan)
             )

@@ -49,6 +49,11 @@ from tests.test_checkpoint import (  # noqa: F401  (any database, run here)
     test_position_stops_before_writes_from_the_checkpoint_itself,
 )
 from tests.test_compat import embed
+from tests.test_conditional_writes import (  # noqa: F401  (any database, run here)
+    test_a_write_on_the_value_it_read_succeeds_once,
+    test_a_write_on_the_version_it_read,
+    test_version_zero_means_it_must_not_exist,
+)
 from tests.test_postgres_store import _tables, _url, url  # noqa: F401  (fixture)
 from tests.test_reexecution import (  # noqa: F401  (real graphs, run here)
     test_a_retried_node_commits_its_write_once,

@@ -50,7 +50,12 @@ from langgraph_chronomem.engine.values import (
     encode_value,
     utc,
 )
-from langgraph_chronomem.errors import ScopeError, VersionError, VersionNotFound
+from langgraph_chronomem.errors import (
+    ScopeError,
+    VersionError,
+    VersionNotFound,
+    WriteConflictError,
+)
 
 __all__ = [
     "ChangeRow",
@@ -537,6 +542,40 @@ class LogTransaction:
             labels,
             target,
         )
+
+    def expect(
+        self,
+        namespace: Namespace,
+        key: str,
+        *,
+        version: int | None = None,
+        value: Any = ...,
+    ) -> None:
+        """Check that an item still is as a caller saw it: last changed at
+        scope version `version` (0: it does not exist) and holding `value`
+        (`None`: absent); `...` checks nothing. In a write transaction the
+        scope's writers wait until it ends, so the write that follows sees
+        the same item.
+
+        Raises:
+            WriteConflictError: If it is not.
+        """
+        self.head(self.scope_of(namespace))  # takes the scope's lock to write
+        found = self.cur.execute(
+            self.sql.LIVE_VERSION, (namespace_text(namespace), key)
+        ).fetchone()
+        now_version, now = (found[0], decode_value(found[1])) if found else (0, None)
+        path = "/".join((*namespace, key))
+        if version is not None and version != now_version:
+            raise WriteConflictError(
+                f"{path} was expected at v{version} but is at v{now_version}: "
+                "another write came first; nothing was written"
+            )
+        if value is not ... and value != now:
+            raise WriteConflictError(
+                f"{path} no longer holds the value expected (it holds "
+                f"{json.dumps(now)}): another write came first; nothing was written"
+            )
 
     def _task_wrote(self, row_id: int, task: tuple[str, str]) -> bool:
         """Whether the commit that wrote log row `row_id` came from `task`

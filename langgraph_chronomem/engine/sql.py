@@ -347,6 +347,10 @@ class Dialect:
         "WHERE namespace = ? AND key = ? AND valid_to IS NULL"
     )
     CLOSE_ROW = "UPDATE items SET valid_to = ? WHERE id = ?"
+    LIVE_VERSION = (
+        "SELECT version, value FROM items "
+        "WHERE namespace = ? AND key = ? AND valid_to IS NULL"
+    )
     ROW_LABELS = (
         "SELECT c.labels FROM items AS i JOIN commits AS c "
         "ON c.scope = i.scope AND c.version = i.version WHERE i.id = ?"
