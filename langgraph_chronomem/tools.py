@@ -124,6 +124,8 @@ def _line(candidate: Candidate) -> str:
     """A candidate as the model sees it: id, when, who, what changed."""
     commit = candidate.commit
     who = f" by {commit.author}" if commit.author else ""
+    if "source" in commit.labels:  # where the content came from, as data
+        who += f" from {_quote(commit.labels['source'])}"
     what = "; ".join(_said(c) for c in candidate.changes) or commit.summary
     if candidate.action == "rollback":
         count = len(candidate.diff)
