@@ -56,6 +56,7 @@ __all__ = [
     "LABEL_FLAGS",
     "Commands",
     "Context",
+    "add_label_options",
     "add_scope_option",
     "common_options",
     "open_store",
@@ -86,6 +87,16 @@ LABEL_FLAGS = {
     "node": "node",
     "source": "source",
 }
+
+
+def add_label_options(
+    parser: argparse.ArgumentParser, flags: dict[str, str], help: str
+) -> None:
+    """`--run RUN_ID`, `--source SOURCE`... for each flag: `help` + its label."""
+    for flag, label in flags.items():
+        parser.add_argument(
+            f"--{flag}", dest=label, metavar=label.upper(), help=f"{help} {label}"
+        )
 
 
 def common_options(*, top_level: bool) -> argparse.ArgumentParser:

@@ -12,6 +12,7 @@ from langgraph_chronomem.cli._app import (
     LABEL_FLAGS,
     Commands,
     Context,
+    add_label_options,
     add_scope_option,
     open_store,
     parse_scope,
@@ -67,13 +68,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     )
     log.add_argument("--author", help="only this author's commits")
     log.add_argument("--op", choices=OPS, help="only commits of this kind")
-    for flag, label in LABEL_FLAGS.items():
-        log.add_argument(
-            f"--{flag}",
-            dest=label,
-            metavar=label.upper(),
-            help=f"only commits with this {label}",
-        )
+    add_label_options(log, LABEL_FLAGS, "only commits with this")
     log.set_defaults(run=run_log)
 
     show = commands.add_parser(

@@ -21,6 +21,7 @@ from langgraph_chronomem.cli._app import (
     LABEL_FLAGS,
     Commands,
     Context,
+    add_label_options,
     add_scope_option,
     open_store,
     parse_version,
@@ -68,13 +69,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     revert.add_argument(
         "version", metavar="VERSION", nargs="?", help="the commit to undo"
     )
-    for flag, label in _MATCH_FLAGS.items():
-        revert.add_argument(
-            f"--{flag}",
-            dest=label,
-            metavar=label.upper(),
-            help=f"commits with this {label}",
-        )
+    add_label_options(revert, _MATCH_FLAGS, "instead of VERSION: commits with this")
     revert.add_argument(
         "--force", action="store_true", help="revert items changed since, too"
     )
@@ -192,14 +187,14 @@ def run_revert(ctx: Context) -> int:
         for label in _MATCH_FLAGS.values()
         if getattr(args, label) is not None
     }
-    if filters:
-        return _revert_matching(ctx, filters)
-    if args.version is None:
+    if bool(filters) == (args.version is not None):
         raise CliError(
-            "name the commit to undo (VERSION), or what to undo: "
-            "--run, --thread, --node, --source or --written-by",
+            "give the commit to undo (VERSION), or what to undo (--run, --thread, "
+            "--node, --source or --written-by): one of the two",
             EXIT_USAGE,
         )
+    if filters:
+        return _revert_matching(ctx, filters)
     with open_store(args) as store:
         scope = ctx.scope(store)
         head = store.head(scope)
@@ -221,12 +216,6 @@ def run_revert(ctx: Context) -> int:
 
 def _revert_matching(ctx: Context, filters: dict[str, str]) -> int:
     args = ctx.args
-    if args.version is not None:
-        raise CliError(
-            "give VERSION, or --run, --thread, --node, --source or --written-by; "
-            "not both",
-            EXIT_USAGE,
-        )
     with open_store(args) as store:
         scope = ctx.scope(store)
         head = store.head(scope)
