@@ -131,7 +131,7 @@ async def test_the_server_wiring_runs_a_graph_with_time_travel(
         replayed = await served.ainvoke(None, replay)
         assert replayed["recalled"] == ["lives in Boston"]
         ops = [(c.op, c.author) for c in await store.alog(("memories", "alice"))]
-        assert ops[:2] == [("put", None), ("rollback", "time-travel")]
+        assert ops[:2] == [("put", None), ("revert", "time-travel")]
 
         again = await enter(stack, make_store)  # another worker thread's entry
         assert again is store
