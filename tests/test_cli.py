@@ -388,10 +388,15 @@ def test_log_shows_one_sources_commits(cmd, tmp_path: Path) -> None:
         store.put(ALICE, "home", {"city": "Boston"})
         with commit_context(labels={"source": "tool:web_search"}):
             store.put(ALICE, "tip", {"text": "try the bank"})
+        store.put(("memories", "bob"), "home", {"city": "Rome"})
     run = cmd("log", *A, "--source", "tool:web_search", "--json", path=path)
     assert run.code == 0, run
     assert [c["version"] for c in run.json()["commits"]] == [2]
     assert run.json()["commits"][0]["labels"] == {"source": "tool:web_search"}
+    table = cmd("log", *A, path=path).out
+    assert "Source" in table and "tool:web_search" in table
+    bob = cmd("log", "--scope", "memories/bob", path=path).out
+    assert "Rome" in bob and "Source" not in bob  # no column when nothing says
 
 
 def test_revert_by_source_refuses_over_a_later_change_unless_forced(

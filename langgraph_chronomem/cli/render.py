@@ -31,18 +31,24 @@ def value_text(value: Any) -> str:
 
 
 def commit_table(commits: Sequence[Commit], *, title: str | None = None) -> Table:
-    """Version, time, author, op, summary: one row per commit, as `log` shows them."""
+    """Version, time, author, op, summary: one row per commit, as `log` shows them;
+    and where each came from (its `source` label) when any commit says so."""
+    sourced = any("source" in c.labels for c in commits)
     table = Table(title=title, title_justify="left", expand=False)
     table.add_column("Version", justify="right", no_wrap=True)
     table.add_column("Time (UTC)", no_wrap=True)
     table.add_column("Author")
+    if sourced:
+        table.add_column("Source")
     table.add_column("Op", no_wrap=True)
     table.add_column("Summary", overflow="fold")
     for c in commits:
+        source = [Text(c.labels.get("source", ""))] if sourced else []
         table.add_row(
             Text(f"v{c.version}"),
             Text(timestamp(c.created_at)),
             Text(c.author or ""),
+            *source,
             Text(c.op),
             Text(c.summary),
         )
