@@ -151,6 +151,12 @@ class PostgresCheckpointSQL(CheckpointSQL):
         "INSERT INTO {writes} ({write_columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT DO NOTHING"
     )
+    # A task's writes in one statement: a column array per column.
+    PUT_WRITES = (
+        "INSERT INTO {writes} ({write_columns}) SELECT * FROM unnest(?::text[], "
+        "?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::text[], "
+        "?::text[], ?::bytea[]) ON CONFLICT "
+    )
     # PostgreSQL computes a recursive query's rows before returning any, so a
     # re-put id that closes the chain into a loop stops it here (`CYCLE`).
     ANCESTORS = (
@@ -214,6 +220,25 @@ class PostgresCheckpointSQL(CheckpointSQL):
         run = cur.alone if alone else cur.execute  # type: ignore[attr-defined]
         seq, newer = run(self.PUT, params).fetchone()
         return int(seq), bool(newer)
+
+    def put_writes(
+        self, cur: Cursor, rows: Sequence[Sequence[Any]], *, replace: bool
+    ) -> None:
+        """`CheckpointSQL.put_writes` in one statement sent alone (no `BEGIN`
+        or `COMMIT`): one round trip. Rows with the same key keep the last
+        (`replace`) or the first, as the statements one by one would."""
+        unique: dict[tuple[Any, ...], Sequence[Any]] = {}
+        for row in rows:
+            key = (*row[:4], row[5])  # thread, namespace, checkpoint, task, idx
+            if replace or key not in unique:
+                unique[key] = row
+        if not unique:
+            return
+        columns = [list(column) for column in zip(*unique.values(), strict=True)]
+        action = (
+            f"{_WRITE_KEY} DO UPDATE SET {_UPDATE_WRITE}" if replace else ("DO NOTHING")
+        )
+        cur.alone(self.PUT_WRITES + action, columns)  # type: ignore[attr-defined]
 
     def writes(self, cur: Cursor, row: Row) -> list[Write]:
         """The pending writes the row was read with (see `SELECT`)."""

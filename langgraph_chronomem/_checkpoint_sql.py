@@ -283,6 +283,14 @@ class CheckpointSQL:
     )
     KEEP_WRITE = REPLACE_WRITE.replace("OR REPLACE", "OR IGNORE")
 
+    def put_writes(
+        self, cur: Cursor, rows: Sequence[Sequence[Any]], *, replace: bool
+    ) -> None:
+        """Store a task's writes (rows of `WRITE_COLUMNS`), the transaction's
+        only statements: `replace` (special channels) overwrites an existing
+        write, else the first copy stays."""
+        cur.executemany(self.REPLACE_WRITE if replace else self.KEEP_WRITE, rows)
+
     def writes(self, cur: Cursor, row: Row) -> list[Write]:
         """The pending writes of a checkpoint row, in `writes_sort_key` order."""
         return cast("list[Write]", cur.execute(self.WRITES, row[:3]).fetchall())

@@ -474,9 +474,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             for idx, (channel, value) in enumerate(writes)
         ]
         with self._engine.transaction(write=True) as tx:
-            tx.cur.executemany(
-                self._sql.REPLACE_WRITE if special else self._sql.KEEP_WRITE, rows
-            )
+            self._sql.put_writes(tx.cur, rows, replace=special)
 
     def delete_thread(self, thread_id: str) -> None:
         """Delete a thread's checkpoints and writes (its memory stays)."""
