@@ -62,7 +62,15 @@ from collections.abc import (
     Sequence,
 )
 from dataclasses import dataclass
-from typing import Any, Concatenate, Literal, ParamSpec, TypeVar, cast
+from typing import (
+    Any,
+    Concatenate,
+    Literal,
+    ParamSpec,
+    TypeVar,
+    cast,
+    get_args,
+)
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -101,7 +109,7 @@ __all__ = ["ChronoCheckpointer", "TimeTravel"]
 logger = logging.getLogger(__name__)
 
 TimeTravel = Literal["revert", "rewind", "keep"]
-TIME_TRAVEL_MODES = ("revert", "rewind", "keep")
+TIME_TRAVEL_MODES = get_args(TimeTravel)
 SEQ_KEY = sql.SEQ_KEY
 TIME_TRAVEL_AUTHOR = "time-travel"
 # LangGraph's run config keys (CONFIG_KEY_RUNTIME, CONFIG_KEY_TASK_ID): a

@@ -470,13 +470,25 @@ class ChronoStore(BaseStore, VersionControl):
                 disk); nothing is written.
         """
         ops, writes = check_ops(ops, self.scope_depth)
+        return self._embed_and_run(ops, writes)
+
+    def _embed_and_run(
+        self,
+        ops: list[Op],
+        writes: list[Write],
+        *,
+        expect: Callable[[LogTransaction], None] | None = None,
+    ) -> list[Result]:
+        """`batch` after its checks: embed what it needs, then one transaction
+        (`expect`, if given, runs first in it)."""
         texts, queries = self._to_embed(ops, writes)
         known = {}
         if texts or queries:
             distinct = list(dict.fromkeys([*texts, *queries.values()]))
             computed = self._search.embeddings.embed_documents(distinct)
             known = dict(zip(distinct, computed, strict=True))
-        return self._run(ops, writes, known, {i: known[q] for i, q in queries.items()})
+        chosen = {i: known[q] for i, q in queries.items()}
+        return self._run(ops, writes, known, chosen, expect=expect)
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async `batch`: embeds with the model's async API, then runs the same
@@ -564,13 +576,9 @@ class ChronoStore(BaseStore, VersionControl):
         )
         op = PutOp(tuple(namespace), key, value, index=index, ttl=ttl_minutes)
         ops, writes = check_ops([op], self.scope_depth)
-        texts, _ = self._to_embed(ops, writes)
-        vectors = self._search.embeddings.embed_documents(texts) if texts else []
-        self._run(
+        self._embed_and_run(
             ops,
             writes,
-            dict(zip(texts, vectors, strict=True)),
-            {},
             expect=lambda tx: tx.expect(
                 writes[0].namespace, key, version=if_version, value=if_value
             ),

@@ -462,7 +462,7 @@ class LogTransaction:
         cur, sql = self.cur, self.sql
         sc = scope_text(scope)
         parent = self._head(sc)
-        task = _task_of(meta)
+        task = _task_of(meta.labels)
         version = parent + 1
         moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
         stamp = encode_time(moment)
@@ -480,7 +480,7 @@ class LogTransaction:
                 and self._task_wrote(live[0], task)
             ):
                 continue  # a task run again (resumed, retried) wrote this already
-            prev_id, prev_value, prev_created = live or (None, None, None)
+            prev_id, prev_value, prev_created, _ = live or (None, None, None, None)
             if prev_id is not None:
                 cur.execute(sql.CLOSE_ROW, (version, prev_id))
             created = row.created_at or prev_created or stamp
@@ -562,9 +562,9 @@ class LogTransaction:
         """
         self.head(self.scope_of(namespace))  # takes the scope's lock to write
         found = self.cur.execute(
-            self.sql.LIVE_VERSION, (namespace_text(namespace), key)
+            self.sql.LIVE_ROW, (namespace_text(namespace), key)
         ).fetchone()
-        now_version, now = (found[0], decode_value(found[1])) if found else (0, None)
+        now_version, now = (found[3], decode_value(found[1])) if found else (0, None)
         path = "/".join((*namespace, key))
         if version is not None and version != now_version:
             raise WriteConflictError(
@@ -581,7 +581,7 @@ class LogTransaction:
         """Whether the commit that wrote log row `row_id` came from `task`
         (thread id, task id)."""
         found = self.cur.execute(self.sql.ROW_LABELS, (row_id,)).fetchone()
-        return found is not None and _task_of_labels(json.loads(found[0])) == task
+        return found is not None and _task_of(json.loads(found[0])) == task
 
     # -- time travel ----------------------------------------------------------
 
@@ -1157,12 +1157,8 @@ class _RevertPlan(NamedTuple):
     conflicts: tuple[Conflict, ...]
 
 
-def _task_of(meta: CommitMeta) -> tuple[str, str] | None:
-    """The LangGraph task a commit comes from (thread id, task id), if any."""
-    return _task_of_labels(meta.labels)
-
-
-def _task_of_labels(labels: Mapping[str, Any]) -> tuple[str, str] | None:
+def _task_of(labels: Mapping[str, Any]) -> tuple[str, str] | None:
+    """The LangGraph task a commit's labels name (thread id, task id), if any."""
     thread, task = labels.get("thread_id"), labels.get("task_id")
     return (thread, task) if thread and task else None
 
