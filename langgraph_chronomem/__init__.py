@@ -18,6 +18,7 @@ from langgraph_chronomem.engine.types import (
     Conflict,
     ItemVersion,
     MatchedRevert,
+    Redaction,
     RevertConflict,
 )
 from langgraph_chronomem.errors import (
@@ -62,6 +63,7 @@ __all__ = [
     "MatchedRevert",
     "NamespaceTemplate",
     "ReadOnlyError",
+    "Redaction",
     "Resolution",
     "ResolverConfig",
     "RevertConflict",

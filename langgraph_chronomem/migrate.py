@@ -206,7 +206,8 @@ def copy_store(
             batch_size=batch_size,
             progress=lambda done, total: tell("commits", done, total),
         )
-        reconcile(src_engine, dst_engine)
+        if reconcile(src_engine, dst_engine):
+            dst_engine.scrub()  # the earlier run's copies of what was redacted
         written = copy_checkpoints(*savers, progress=tell) if savers else 0
         mark(dst_engine, "done", src_engine)
         differences = (

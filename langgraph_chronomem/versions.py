@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -25,6 +26,7 @@ from langgraph_chronomem._twins import in_thread
 from langgraph_chronomem.context import commit_context, current_meta
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.protocol import LogEngine
+from langgraph_chronomem.engine.terms import terms
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -32,6 +34,7 @@ from langgraph_chronomem.engine.types import (
     ItemVersion,
     MatchedRevert,
     Namespace,
+    Redaction,
     RevertConflict,
     StoreStats,
 )
@@ -360,6 +363,135 @@ class VersionControl:
         )
         return removed
 
+    def redact(
+        self,
+        scope: Sequence[str],
+        *,
+        items: Sequence[tuple[Sequence[str], str]] | None = None,
+        key: str | None = None,
+        contains: str | None = None,
+        source: str | None = None,
+        dry_run: bool = False,
+        scrub: bool = True,
+        reason: str | None = None,
+        author: str | None = None,
+    ) -> Redaction:
+        """Forget content for real: erase every version of it from the history.
+
+        `reset` destroys whole versions and everything written after them;
+        `redact` erases only the matching versions of the matching items, in
+        the log, the change index and the vectors, and keeps every other
+        version, later commit and HEAD as they are. An item whose current
+        value matches is deleted, by one `redact` commit that records who did
+        it and why; the commits that wrote the erased versions stay as an
+        audit skeleton, their erased values shown as redacted. Nothing brings
+        the content back: a rollback or revert to a version that held it
+        restores the item as absent. Unlike every other change, this one
+        cannot be undone.
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+            >>> me = ("alice",)
+            >>> store.put(me, "health", {"text": "diagnosed with diabetes"})
+            >>> store.put(me, "health", {"text": "diabetes under control"})
+            >>> store.put(me, "city", {"text": "lives in Paris"})
+            >>> print(store.redact(me, contains="diabetes", dry_run=True))
+            would redact 2 version(s) of 1 item(s), 1 removed at HEAD
+            >>> print(store.redact(me, contains="diabetes", reason="user asked"))
+            v4 redacted 2 version(s) of 1 item(s), 1 removed at HEAD
+            >>> [(v.version, v.erased) for v in store.history(me, "health")]
+            [(4, None), (2, 'redacted'), (1, 'redacted')]
+            >>> [item.key for item in store.search(me)]
+            ['city']
+            >>> store.close()
+
+        Args:
+            scope: The scope (or any namespace inside it).
+            items: Only these items, as (namespace, key): every version.
+            key: Only items whose key matches this glob (`"contact-*"`).
+            contains: Only versions whose value holds this text in any of its
+                strings, ignoring case. Commit reasons that hold it are
+                erased too.
+            source: Only versions written by commits labelled with this source
+                (`commit_context(labels={"source": ...})`).
+            dry_run: Report what would be erased, and change nothing.
+            scrub: Also overwrite every leftover copy: on SQLite the file is
+                rebuilt (`VACUUM`) and its write-ahead log emptied; on
+                PostgreSQL the log's tables are rewritten (`VACUUM FULL`);
+                Chroma's collections are made anew from the log (every change
+                embedded again, as `reindex` does) and an embedded Chroma's
+                file rewritten. Done even when nothing matched, for an earlier
+                redaction whose scrub was held back; `scrubbed` says whether it
+                was done in full. Without it, the content is gone from every
+                read path and the scope's vectors are made again, but free
+                pages and Chroma's internal queue may keep old bytes.
+            reason: Why (recorded on the redact commit).
+            author: Who redacts (recorded on the redact commit).
+
+        Returns:
+            What was (or would be) erased, and the redact commit.
+
+        Raises:
+            InvalidRequestError: If no criterion is given, or one is malformed.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        _label_filters(key=key, contains=contains, source=source)
+        wanted = None
+        if items is not None:
+            if isinstance(items, (str, bytes)) or not all(
+                isinstance(item, (tuple, list)) and len(item) == 2 for item in items
+            ):
+                raise InvalidRequestError(
+                    f"items are (namespace, key) pairs, got {items!r}"
+                )
+            for ns, k in items:
+                check_scope(ns, 0)
+                check_key(k)
+            wanted = [(tuple(ns), k) for ns, k in items]
+        if wanted is None and key is None and contains is None and source is None:
+            raise InvalidRequestError(
+                "name what to redact: items, key, contains or source"
+            )
+        meta = self._meta(author, reason)
+        done = self._write(
+            lambda tx: tx.redact(
+                sc,
+                meta,
+                items=wanted,
+                key=key,
+                contains=contains,
+                source=source,
+                dry_run=dry_run,
+            ),
+            rehearse=dry_run,
+        )
+        if dry_run:
+            return done
+        if done.commit is not None:
+            logger.info("redact %s: %s", "/".join(sc), done)
+            terms.cache_clear()  # it keeps words of the texts it has seen
+        vectors = False
+        try:
+            if scrub:
+                vectors = self._search.scrub()
+            elif done.commit is not None:
+                self._search.apply_rebuilds()
+        except Exception:
+            # The log is erased, and the rebuild is recorded in it: the next
+            # open or search makes the vectors again. The file is scrubbed
+            # all the same.
+            logger.warning(
+                "the vectors of %s are made again at the next open or search",
+                "/".join(sc),
+                exc_info=True,
+            )
+        finally:
+            # Even when nothing matched: an earlier redaction's scrub may have
+            # been held back by a reader.
+            scrubbed = scrub and self._engine.scrub()
+        return replace(done, scrubbed=scrubbed and vectors)
+
     def _write(
         self, change: Callable[[LogTransaction], T], *, rehearse: bool = False
     ) -> T:
@@ -570,7 +702,9 @@ class VersionControl:
     aas_of = in_thread(as_of)
     arollback = in_thread(rollback)
     arevert = in_thread(revert)
+    arevert_matching = in_thread(revert_matching)
     areset = in_thread(reset)
+    aredact = in_thread(redact)
     aresolve = in_thread(resolve)
     aundo = in_thread(undo)
     aapply = in_thread(apply)

@@ -194,6 +194,8 @@ def test_log_json_with_options_before_the_command(cmd, demo: Path) -> None:
             "kind": "updated",
             "old": {"city": "Boston"},
             "new": {"city": "New York City"},
+            "old_erased": None,
+            "new_erased": None,
         }
     ]
     assert [
@@ -380,6 +382,40 @@ def test_revert_by_source_previews_then_undoes_what_it_wrote(
     assert done.code == 0, done
     assert "v5 reverted v2, v3" in done.out and "To redo:" in done.out
     assert _state(path) == (5, {"home": {"city": "Boston"}, "pet": {"pet": "cat"}})
+
+
+def test_redact_previews_then_erases_and_the_log_keeps_an_audit_skeleton(
+    cmd, copy: Path
+) -> None:
+    preview = cmd("redact", *A, "--contains", "new york", "--dry-run", path=copy)
+    assert preview.code == 0, preview
+    assert preview.out.splitlines() == [
+        "would redact 1 version(s) of 1 item(s), 1 removed at HEAD",
+        "  memories/alice/home v3",
+    ]
+    assert _state(copy)[0] == 4
+    done = cmd(
+        "redact", *A, "--contains", "new york", "--author", "dpo", "--json", path=copy
+    )
+    assert done.code == 0, done
+    data = done.json()
+    assert data["versions"] == [{"namespace": list(ALICE), "key": "home", "version": 3}]
+    assert (data["commit"]["op"], data["commit"]["author"]) == ("redact", "dpo")
+    assert data["scrubbed"] is True
+    assert _state(copy) == (5, {
+        "pet": {"kind": "cat", "name": "Miso"}, "food": {"likes": "ramen"}
+    })  # fmt: skip
+    log = cmd("log", *A, path=copy).out
+    assert "updated memories/alice/home: Boston -> [redacted]" in log
+    assert "New York" not in log
+    history = cmd("history", "memories/alice", "home", "--json", path=copy).json()
+    assert [(v["version"], v["erased"]) for v in history["versions"]] == [
+        (5, None), (3, "redacted"), (1, None)
+    ]  # fmt: skip
+    again = cmd("redact", *A, "--contains", "new york", path=copy)
+    assert again.code == 1 and "nothing matched" in again.out
+    bare = cmd("redact", *A, path=copy)
+    assert bare.code == 2 and "name what to redact" in bare.err
 
 
 def test_log_shows_one_sources_commits(cmd, tmp_path: Path) -> None:

@@ -4,10 +4,10 @@
     chronomem log --scope memories/alice
     chronomem undo "undo the update about my move to NYC" --scope memories/alice
 
-Each command group is one module (`history`, `restore`, `undo`, `maintenance`,
-`migrate`, `models`) that calls the public API; `main` parses the arguments, runs
-the command, and sends every error through the one handler in `errors`, which
-prints it and picks the exit code. Reference: docs/cli.md.
+Each command group is one module (`history`, `restore`, `undo`, `forget`,
+`maintenance`, `migrate`, `models`) that calls the public API; `main` parses the
+arguments, runs the command, and sends every error through the one handler in
+`errors`, which prints it and picks the exit code. Reference: docs/cli.md.
 
     >>> main(["--help"])  # doctest: +ELLIPSIS
     usage: chronomem [-h] [--path DIR] [--json] COMMAND ...
@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from langgraph_chronomem.cli import (
+    forget,
     history,
     maintenance,
     migrate,
@@ -43,7 +44,7 @@ from langgraph_chronomem.cli.errors import (
 
 __all__ = ["build_parser", "main"]
 
-GROUPS = (history, restore, undo, maintenance, migrate, models)
+GROUPS = (history, restore, undo, forget, maintenance, migrate, models)
 """The command modules, in the order `--help` lists their commands."""
 
 

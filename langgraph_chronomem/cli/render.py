@@ -64,9 +64,12 @@ def history_table(versions: Sequence[ItemVersion], *, title: str) -> Table:
     table.add_column("Op", no_wrap=True)
     table.add_column("Value", overflow="fold")
     for v in versions:
-        value = (
-            Text("(deleted)", style="red") if v.deleted else Text(value_text(v.value))
-        )
+        if v.erased:
+            value = Text(f"[{v.erased}]", style="dim")
+        elif v.deleted:
+            value = Text("(deleted)", style="red")
+        else:
+            value = Text(value_text(v.value))
         table.add_row(
             Text(f"v{v.version}"),
             Text(timestamp(v.committed_at)),
@@ -91,6 +94,11 @@ def _field_lines(old: dict[str, Any], new: dict[str, Any]) -> list[Text]:
     return lines or [Text("    (same value)")]
 
 
+def _shown(value: Any, erased: str | None) -> str:
+    """A side of a change: its value, or why it is gone (`[redacted]`)."""
+    return f"[{erased}]" if erased else value_text(value)
+
+
 def changes(console: Console, items: Iterable[Change]) -> None:
     """Print a diff: `+` created, `-` deleted, `~` updated (field by field)."""
     shown = False
@@ -98,10 +106,13 @@ def changes(console: Console, items: Iterable[Change]) -> None:
         shown = True
         kind = c.kind
         console.print(Text(f"{_MARK[kind]} {c.path}", style=_STYLE[kind]))
+        old, new = _shown(c.old, c.old_erased), _shown(c.new, c.new_erased)
         if kind == "created":
-            console.print(Text(f"    {value_text(c.new)}", style="green"))
+            console.print(Text(f"    {new}", style="green"))
         elif kind == "deleted":
-            console.print(Text(f"    was {value_text(c.old)}", style="red"))
+            console.print(Text(f"    was {old}", style="red"))
+        elif c.old_erased or c.new_erased:
+            console.print(Text(f"    {old} -> {new}", style="yellow"))
         else:
             assert c.old is not None and c.new is not None
             for line in _field_lines(c.old, c.new):

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         Conflict,
         ItemVersion,
         MatchedRevert,
+        Redaction,
         RevertConflict,
     )
     from langgraph_chronomem.search.resolve import Candidate, Resolution
@@ -35,12 +36,15 @@ __all__ = [
     "conflict",
     "item_version",
     "matched_revert",
+    "redaction",
     "resolution",
 ]
 
 
 def change(c: Change) -> dict[str, Any]:
-    """`{namespace, key, path, kind, old, new}`; kind is created, updated or deleted."""
+    """`{namespace, key, path, kind, old, new, old_erased, new_erased}`; kind is
+    created, updated or deleted; a side whose value was erased reads null, and
+    its `_erased` says why (`redacted`, `compacted`)."""
     return {
         "namespace": list(c.namespace),
         "key": c.key,
@@ -48,6 +52,8 @@ def change(c: Change) -> dict[str, Any]:
         "kind": c.kind,
         "old": c.old,
         "new": c.new,
+        "old_erased": c.old_erased,
+        "new_erased": c.new_erased,
     }
 
 
@@ -75,7 +81,8 @@ def commit(c: Commit) -> dict[str, Any]:
 
 
 def item_version(v: ItemVersion) -> dict[str, Any]:
-    """One version of one item; `value` is null for the version that deleted it."""
+    """One version of one item; `value` is null for the version that deleted it
+    and for one whose value was erased (`erased` says why)."""
     return {
         "version": v.version,
         "seq": v.seq,
@@ -83,6 +90,7 @@ def item_version(v: ItemVersion) -> dict[str, Any]:
         "author": v.author,
         "committed_at": iso(v.committed_at),
         "deleted": v.deleted,
+        "erased": v.erased,
         "value": v.value,
         "created_at": iso(v.created_at),
         "updated_at": iso(v.updated_at),
@@ -125,6 +133,23 @@ def matched_revert(r: MatchedRevert) -> dict[str, Any]:
         "changes": changes(r.changes),
         "conflicts": [_conflict_item(x) for x in r.conflicts],
         "commit": None if r.commit is None else commit(r.commit),
+    }
+
+
+def redaction(r: Redaction) -> dict[str, Any]:
+    """A redaction: the `versions` erased (namespace, key, version), the items
+    `removed` at HEAD, the versions whose commit `reasons` were erased, its
+    `commit` (`null`: nothing written) and whether the file was `scrubbed`."""
+    return {
+        "message": str(r),
+        "versions": [
+            {"namespace": list(ns), "key": key, "version": version}
+            for ns, key, version in r.versions
+        ],
+        "removed": [{"namespace": list(ns), "key": key} for ns, key in r.removed],
+        "reasons": list(r.reasons),
+        "commit": None if r.commit is None else commit(r.commit),
+        "scrubbed": r.scrubbed,
     }
 
 

@@ -15,9 +15,11 @@ rows it changes; a rollback only the rows written since its target.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -32,11 +34,13 @@ from langgraph_chronomem.engine.types import (
     Commit,
     CommitMeta,
     Conflict,
+    Erased,
     ItemVersion,
     MatchedRevert,
     Namespace,
     Op,
     ProjectionStats,
+    Redaction,
     RevertConflict,
     ScopeStats,
     StoredItem,
@@ -67,6 +71,10 @@ __all__ = [
 
 SYSTEM_AUTHOR = "system"
 FULL_TEXT = "full-text"  # the descriptor index's name in the projections table
+REDACTED_REASON = "[redacted]"  # what a commit reason `redact` erased reads
+# Ops that make a commit even when no item changed: what they undid, or erased,
+# is worth a record of its own.
+COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact")
 _CHUNK = 500  # keeps every IN (...) list under any driver's parameter limit
 
 
@@ -141,6 +149,7 @@ class _Row:
     updated_at: str | None
     ttl_minutes: float | None
     index_fields: str | None
+    erased: Erased | None = None
 
 
 class _NewRow(NamedTuple):  # a tuple: one per written item, built in the hot path
@@ -506,7 +515,7 @@ class LogTransaction:
             if first_id is None:
                 first_id = last_id
             changes.append((row.namespace, row.key, prev_value, row.value))
-        if not changes and op not in ("rollback", "revert"):
+        if not changes and op not in COMMITS_EVEN_EMPTY:
             return None
         labels = dict(meta.labels)
         author = SYSTEM_AUTHOR if op == "expire" else meta.author
@@ -601,7 +610,7 @@ class LogTransaction:
         pairs = []
         for prev_id, last_id in ends:
             old = rows.get(prev_id) if prev_id is not None else None
-            if old is not None and old.value is None:
+            if old is not None and old.value is None and old.erased is None:
                 old = None  # a deletion: the item did not exist at `lo`
             pairs.append((old, rows[last_id]))
         return pairs
@@ -620,15 +629,25 @@ class LogTransaction:
         lo, hi = sorted((v1, v2))
         changes = []
         for at_lo, at_hi in self._rows_since(scope, lo, hi):
-            if at_lo and at_lo.value == at_hi.value:
+            was = at_lo.erased if at_lo else None
+            if at_lo and at_lo.value == at_hi.value and was == at_hi.erased:
                 continue  # the same JSON text: equal without decoding
             old = decode_value(at_lo.value) if at_lo else None
             new = decode_value(at_hi.value)
-            if old != new:
+            if old != new or was or at_hi.erased:
+                sides = [(old, was), (new, at_hi.erased)]
                 if v1 > v2:
-                    old, new = new, old
+                    sides.reverse()
+                (old, was), (new, now) = sides
                 changes.append(
-                    Change(namespace_from_text(at_hi.namespace), at_hi.key, old, new)
+                    Change(
+                        namespace_from_text(at_hi.namespace),
+                        at_hi.key,
+                        old,
+                        new,
+                        was,
+                        now,
+                    )
                 )
         return changes
 
@@ -854,19 +873,129 @@ class LogTransaction:
             self.cur.execute(self.sql.KEEP_ID_FLOORS)
         reopen = [r[0] for r in self.cur.execute(self.sql.PREV_IDS_AFTER, (sc, to))]
         self.cur.execute(self.sql.DELETE_CHANGES_AFTER, (sc, to))
+        self.cur.execute(self.sql.DELETE_ERASED_AFTER, (sc, to))
         self.cur.execute(self.sql.DELETE_ITEMS_AFTER, (sc, to))
         self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
         for chunk in chunks(reopen):
             self.cur.execute(*self.sql.reopen(chunk, to))
+        self._rebuild_projections(scope)
+        return head - to
+
+    def _rebuild_projections(self, scope: Namespace) -> None:
+        """Ask every vector projection to make the scope again from the log, for
+        a change to the past (a reset, a redaction) that catching up would miss.
+        The full-text index is kept right by the change itself."""
         projections = self.cur.execute(self.sql.ALL_PROJECTIONS_FOR_UPDATE).fetchall()
         for name, _, rebuild in projections:
             if name == FULL_TEXT:
-                continue  # its rows for the removed commits are deleted above
+                continue
             # Added even if the scope is there: a rebuild in progress may have
-            # read the scope before this reset, and removes only what it saw.
+            # read the scope before this change, and removes only what it saw.
             scopes = [*json.loads(rebuild), list(scope)]
             self.cur.execute(self.sql.SET_REBUILD, (json.dumps(scopes), name))
-        return head - to
+
+    def redact(
+        self,
+        scope: Namespace,
+        meta: CommitMeta,
+        *,
+        items: Sequence[tuple[Namespace, str]] | None = None,
+        key: str | None = None,
+        contains: str | None = None,
+        source: str | None = None,
+        dry_run: bool = False,
+    ) -> Redaction:
+        """Erase every version of the matching content from the scope's history.
+
+        A version matches when every criterion given holds: its item is one of
+        `items`, its key matches the glob `key`, its value holds the text
+        `contains` (in any of its strings, ignoring case and Unicode form),
+        and a commit labelled `source` wrote it. Each matching version's value
+        becomes NULL for good and is recorded as redacted; an item whose HEAD
+        matches is deleted by the `redact` commit, which also records who,
+        when and why. Commits stay as an audit skeleton; with `contains`, the
+        reasons of the commits that wrote a matching version read
+        `[redacted]` if they hold the text. The change index is made again for
+        the rows that read the erased values, and the vector projections are
+        asked to rebuild the scope.
+        """
+        self.head(scope)  # the scope's lock, before anything is read
+        sc = scope_text(scope)
+        wanted = None if items is None else {(namespace_text(n), k) for n, k in items}
+        needle = None if contains is None else _folded(contains)
+        written = None
+        if source is not None:
+            written = {
+                row_id
+                for commit in self.log(scope, labels={"source": source})
+                for row_id in self.row_ids_of(scope, commit.version)
+            }
+        matched = [
+            (row_id, ns, k, version, valid_to)
+            for row_id, ns, k, version, value, valid_to in self.cur.execute(
+                self.sql.VALUES_IN_SCOPE, (sc,)
+            ).fetchall()
+            if (wanted is None or (ns, k) in wanted)
+            and (key is None or fnmatch.fnmatchcase(k, key))
+            and (written is None or row_id in written)
+            and (needle is None or needle in _strings(decode_value(value)))
+        ]
+        reasons = []
+        if needle is not None and matched:
+            versions = {version for _, _, _, version, _ in matched}
+            reasons = [
+                (seq, version)
+                for seq, version, reason in self.cur.execute(
+                    self.sql.REASONS_IN_SCOPE, (sc,)
+                ).fetchall()
+                if version in versions and needle in _folded(reason)
+            ]
+        found = Redaction(
+            scope,
+            tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _ in matched),
+            tuple(
+                (namespace_from_text(ns), k)
+                for _, ns, k, _, end in matched
+                if end is None
+            ),
+            reasons=tuple(sorted(version for _, version in reasons)),
+        )
+        if dry_run or not matched:
+            return found
+        ids = [row[0] for row in matched]
+        stale = set(ids)
+        for _, version in reasons:
+            stale.update(self.row_ids_of(scope, version))
+        head_rows = [
+            _NewRow(ns, k, None, None) for _, ns, k, _, end in matched if end is None
+        ]
+        commit = self._write(scope, "redact", head_rows, meta)
+        assert commit is not None
+        self._erase(ids, "redacted", commit.seq)
+        self.cur.executemany(
+            self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
+        )
+        self.index_changes()  # what is not in the change index yet goes in erased
+        self.index_again(stale)  # and what is, is made again
+        self._rebuild_projections(scope)
+        return replace(found, commit=self.log(scope, version=commit.version)[0])
+
+    def _erase(self, ids: Sequence[int], why: Erased, seq: int | None) -> None:
+        """Erase these log rows' values for good, recording why."""
+        self.cur.executemany(self.sql.ERASE_VALUE, [(i,) for i in ids])
+        self.cur.executemany(self.sql.RECORD_ERASURE, [(i, seq, why) for i in ids])
+
+    def index_again(self, ids: Iterable[int]) -> None:
+        """Make the change index's entries of these log rows, and of the rows
+        that replaced them, again from the log: their values, or their
+        commits' reasons, were erased."""
+        ids = list(ids)
+        ids += [row[0] for row in self.row_links(ids, following=True)]
+        for chunk in chunks(sorted(set(ids))):
+            self.cur.execute(*self.sql.delete_changes(chunk))
+            rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of(chunk)))
+            for statement, params in self.sql.index_changes(_index_rows(rows)):
+                self.cur.executemany(statement, params)
 
     def expire(self) -> list[Commit]:
         """Delete every item whose TTL has passed: one `expire` commit per scope."""
@@ -953,12 +1082,17 @@ class LogTransaction:
             return []
         changes: dict[int, list[Change]] = {}
         lo, hi = heads[-1][1], heads[0][1]
-        for ver, ns, key, new, old in self.cur.execute(
+        for ver, ns, key, new, old, new_erased, old_erased in self.cur.execute(
             self.sql.CHANGES_IN_RANGE, (scope_text(scope), lo, hi)
         ):
             changes.setdefault(ver, []).append(
                 Change(
-                    namespace_from_text(ns), key, decode_value(old), decode_value(new)
+                    namespace_from_text(ns),
+                    key,
+                    decode_value(old),
+                    decode_value(new),
+                    old_erased,
+                    new_erased,
                 )
             )
         return [
@@ -1037,6 +1171,10 @@ class LogTransaction:
             rows = self.cur.execute(self.sql.SCOPE_CHANGE_ROWS, (scope_text(scope),))
         else:
             rows = self.cur.execute(self.sql.CHANGE_ROWS_BETWEEN, (after, upto))
+        return self._change_rows(rows)
+
+    def _change_rows(self, rows: Iterable[Sequence[Any]]) -> list[ChangeRow]:
+        """`ChangeRow`s of the rows the change-row statements select."""
         found = []
         for row_id, sc, version, created, ns, key, new, old, author, reason, op in rows:
             change = Change(
@@ -1068,11 +1206,7 @@ class LogTransaction:
             seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, batch))]
             if not seqs:
                 return added
-            rows = [
-                (row.row_id, scope_key(row.scope), t.added, t.new, t.old, t.context)
-                for row in self.change_rows(after=seq, upto=seqs[-1])
-                for t in (row.text,)
-            ]
+            rows = _index_rows(self.change_rows(after=seq, upto=seqs[-1]))
             for statement, params in self.sql.index_changes(rows):
                 self.cur.executemany(statement, params)
             seq, added = seqs[-1], added + len(seqs)
@@ -1107,9 +1241,45 @@ class LogTransaction:
                 value=decode_value(value),
                 created_at=None if created is None else decode_time(created),
                 updated_at=None if updated is None else decode_time(updated),
+                erased=erased,
             )
-            for ver, seq, op, who, committed, value, created, updated in rows
+            for ver, seq, op, who, committed, value, created, updated, erased in rows
         ]
+
+
+def _index_rows(
+    rows: Iterable[ChangeRow],
+) -> list[tuple[int, str, str, str, str, str]]:
+    """Change rows as `Dialect.index_changes` takes them."""
+    return [
+        (row.row_id, scope_key(row.scope), t.added, t.new, t.old, t.context)
+        for row in rows
+        for t in (row.text,)
+    ]
+
+
+def _strings(value: Any) -> str:
+    """Every string and number in a value (keys too), one per line, folded
+    as `_folded` does."""
+
+    def walk(node: Any) -> Iterator[str]:
+        if isinstance(node, Mapping):
+            for name, inner in node.items():
+                yield str(name)
+                yield from walk(inner)
+        elif isinstance(node, list):
+            for inner in node:
+                yield from walk(inner)
+        elif node is not None:
+            yield str(node)
+
+    return _folded("\n".join(walk(value)))
+
+
+def _folded(text: str) -> str:
+    """`text` for caseless matching that ignores Unicode's composed or
+    decomposed forms ("Müller" either way)."""
+    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def _stored(row: Sequence[Any]) -> StoredItem:

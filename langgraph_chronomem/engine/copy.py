@@ -60,11 +60,24 @@ _SELECT_ITEMS = (
     f"WHERE {_ROWS_OF_C} AND c.seq > ? AND c.seq <= ? ORDER BY i.id"
 )
 # The columns of a row a later commit can still change: its end of validity
-# (a replacement, a reset reopening it) and its expiry (a TTL refresh).
+# (a replacement, a reset reopening it), its expiry (a TTL refresh), and its
+# value (erased by a redaction).
 _MUTABLE = (
-    "SELECT id, valid_to, expires_at FROM items WHERE id > ? AND id <= ? ORDER BY id"
+    "SELECT id, valid_to, expires_at, value, index_fields FROM items "
+    "WHERE id > ? AND id <= ? ORDER BY id"
 )
-_SET_MUTABLE = "UPDATE items SET valid_to = ?, expires_at = ? WHERE id = ?"
+_SET_MUTABLE = (
+    "UPDATE items SET valid_to = ?, expires_at = ?, value = ?, index_fields = ? "
+    "WHERE id = ?"
+)
+# What else a redaction rewrites: the record of erased values, commit reasons.
+_ERASED = "SELECT id, seq, why FROM erased WHERE id > ? AND id <= ? ORDER BY id"
+_REASONS = "SELECT seq, reason FROM commits WHERE seq > ? AND seq <= ? ORDER BY seq"
+_ROWS_OF_SEQ = (
+    f"SELECT i.id FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.seq = ? ORDER BY i.id"
+)
+_LAST_COMMIT = "SELECT coalesce(max(seq), 0) FROM commits"
+_REASON = _COMMITS.split(", ").index("reason")
 COUNTS = "SELECT (SELECT count(*) FROM commits), (SELECT count(*) FROM items)"
 _LAST_ID = "SELECT coalesce(max(id), 0) FROM items"
 _META = "SELECT name, value FROM chronomem_meta ORDER BY name"
@@ -115,7 +128,7 @@ def check_destination(
         return 0, interrupted
     with src.transaction(write=False) as tx:
         theirs = tx.cur.execute(_SELECT_COMMIT, (last,)).fetchone()
-    if theirs is None or tuple(theirs) != tuple(ours):
+    if theirs is None or _but_reason(theirs) != _but_reason(ours):
         raise DestinationNotEmptyError(
             f"the destination holds a copy whose commit seq {last} the source does "
             "not have (the source was reset, or the copy was written to since): "
@@ -196,25 +209,63 @@ def _keep_floor(engine: LogEngine, tx: LogTransaction, table: str, floor: int) -
         tx.cur.execute(_PG_KEEP_FLOOR, (floor, table, _ID_COLUMNS[table]))
 
 
-def reconcile(src: LogEngine, dst: LogEngine, chunk: int = 50_000) -> None:
-    """Bring the copied rows' mutable columns (`valid_to`, `expires_at`) up to
-    the source's: a commit to the source between two runs of a resumed copy
-    closes or refreshes rows an earlier run copied."""
+def _but_reason(commit: Sequence[object]) -> tuple[object, ...]:
+    """A commit row without its reason, which a redaction may rewrite."""
+    return (*commit[:_REASON], *commit[_REASON + 1 :])
+
+
+def reconcile(src: LogEngine, dst: LogEngine, chunk: int = 50_000) -> bool:
+    """Bring what later commits change of copied rows up to the source's: a
+    commit between two runs of a resumed copy closes, refreshes or (a
+    redaction) erases rows and rewrites reasons an earlier run copied, and the
+    record of erased values is copied here for every run. Rows whose text
+    changed are indexed again for the undo search. Returns whether an earlier
+    run's copy of a value or reason was erased: its old bytes are still in
+    the destination's file until it is scrubbed."""
+    erasing = False
     with dst.transaction(write=False) as tx:
         top = int(tx.cur.execute(_LAST_ID).fetchone()[0])
+        last = int(tx.cur.execute(_LAST_COMMIT).fetchone()[0])
     for low in range(0, top, chunk):
         window = (low, low + chunk)
         with src.transaction(write=False) as tx:
             theirs = {row[0]: tuple(row) for row in tx.cur.execute(_MUTABLE, window)}
+            erased = [tuple(row) for row in tx.cur.execute(_ERASED, window)]
         with dst.transaction(write=False) as tx:
             stale = [
                 (*theirs[row[0]][1:], row[0])
                 for row in tx.cur.execute(_MUTABLE, window)
                 if row[0] in theirs and theirs[row[0]] != tuple(row)
             ]
-        if stale:
+            known = {tuple(row) for row in tx.cur.execute(_ERASED, window)}
+        erased = [row for row in erased if row not in known]
+        erasing = erasing or any(row[2] is None for row in stale)  # its value
+        if stale or erased:
             with dst.transaction(write=True) as tx:
                 tx.cur.executemany(_SET_MUTABLE, stale)
+                tx.cur.executemany(tx.sql.RECORD_ERASURE, erased)
+                tx.index_again([row[-1] for row in stale] + [row[0] for row in erased])
+    for low in range(0, last, chunk):
+        window = (low, low + chunk)
+        with src.transaction(write=False) as tx:
+            theirs = dict(tx.cur.execute(_REASONS, window).fetchall())
+        with dst.transaction(write=False) as tx:
+            rewritten = [
+                (theirs[seq], seq)
+                for seq, reason in tx.cur.execute(_REASONS, window).fetchall()
+                if seq in theirs and theirs[seq] != reason
+            ]
+        erasing = erasing or bool(rewritten)
+        if rewritten:
+            with dst.transaction(write=True) as tx:
+                tx.cur.executemany(tx.sql.SET_REASON, rewritten)
+                rows = [
+                    row[0]
+                    for _, seq in rewritten
+                    for row in tx.cur.execute(_ROWS_OF_SEQ, (seq,)).fetchall()
+                ]
+                tx.index_again(rows)
+    return erasing
 
 
 def mark(

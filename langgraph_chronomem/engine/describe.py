@@ -70,16 +70,27 @@ def describe_change(change: Change) -> str:
     >>> describe_change(Change(("m",), "pet", {"pet": "cat"}, None))
     'deleted m/pet (was cat)'
     """
-    if change.old is None and change.new is None:
+    old = _side(change.old, change.old_erased)
+    new = _side(change.new, change.new_erased)
+    kind = change.kind
+    if change.old is change.new is change.old_erased is change.new_erased is None:
         return f"no change to {change.path}"
-    if change.old is None:
-        return f"created {change.path}: {render_value(change.new)}"
-    if change.new is None:
-        return f"deleted {change.path} (was {render_value(change.old)})"
+    if kind == "created":
+        return f"created {change.path}: {new}"
+    if kind == "deleted":
+        return f"deleted {change.path} (was {old})"
+    if change.old_erased or change.new_erased:
+        return f"updated {change.path}: {old} -> {new}"
+    assert change.old is not None and change.new is not None
     if len(change.old) == 1 and change.old.keys() == change.new.keys():
         before, after = render_value(change.old), render_value(change.new)
         return f"updated {change.path}: {before} -> {after}"
     return f"updated {change.path}: {_field_changes(change.old, change.new)}"
+
+
+def _side(value: Any, erased: str | None) -> str:
+    """One side of a change in words: `[redacted]` for an erased value."""
+    return f"[{erased}]" if erased else render_value(value)
 
 
 def _list_changes(changes: Sequence[Change]) -> str:
@@ -111,10 +122,13 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
         return f"rolled back to v{target}: {listed}"
     if op == "revert":
         return f"reverted v{target}: {listed}" if target else f"reverted: {listed}"
-    if op == "expire":
+    if op == "redact" and not changes:
+        return "redacted past versions"
+    if op in ("expire", "redact"):
         hidden = len(changes) - _MAX_LISTED_CHANGES
         paths = ", ".join(c.path for c in changes[:_MAX_LISTED_CHANGES])
-        return f"expired {paths}" + (f" and {hidden} more" if hidden > 0 else "")
+        what = "expired" if op == "expire" else "redacted and removed"
+        return f"{what} {paths}" + (f" and {hidden} more" if hidden > 0 else "")
     if len(changes) == 1:
         return describe_change(changes[0])
     return f"{len(changes)} changes: {listed}"

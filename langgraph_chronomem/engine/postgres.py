@@ -48,6 +48,7 @@ from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
 from langgraph_chronomem.engine.base import (
+    COMMITS_EVEN_EMPTY,
     SYSTEM_AUTHOR,
     LogTransaction,
     _NewRow,
@@ -334,6 +335,21 @@ class PostgresEngine:
             )
         return depth
 
+    def scrub(self) -> bool:
+        """Rewrite the log's tables (`VACUUM FULL`), so no dead row keeps an
+        erased value. The server's write-ahead log segments and any backups
+        keep what they recorded until they are recycled: that is the
+        operator's to manage. Returns True.
+        """
+        self.check_writable("scrub its tables")
+        try:
+            with self._connection() as conn:
+                for table in _SCRUBBED:
+                    conn.execute(f"VACUUM FULL {table}")
+        except _LOST as exc:
+            raise self._fault(exc, committing=True) from exc
+        return True
+
     def _check_open(self) -> None:
         if self._closed:
             raise StorageError(
@@ -348,6 +364,9 @@ class PostgresEngine:
         if self._owned is not None:
             self._owned.close()
 
+
+# The tables that hold values or words from them.
+_SCRUBBED = ("items", "changes", "change_terms", "commits")
 
 _ROW_FIELDS = ("ns", "k", "v", "ttl", "created", "updated", "fields")  # of a _NewRow
 
@@ -410,7 +429,7 @@ class _WriteTransaction(LogTransaction):
                 meta.reason,
                 target,
                 orjson.dumps(labels, option=orjson.OPT_SORT_KEYS).decode(),
-                op in ("rollback", "revert"),  # these commit even when empty
+                op in COMMITS_EVEN_EMPTY,
                 orjson.dumps(
                     [dict(zip(_ROW_FIELDS, row, strict=True)) for row in rows]
                 ).decode(),

@@ -343,6 +343,17 @@ MIGRATIONS = [
             "CREATE OR REPLACE FUNCTION " + _WRITE_FUNCTION,
         ),
     ),
+    Migration(
+        "0005_erased_values",
+        (
+            # As on SQLite (schema step 0006 there).
+            """CREATE TABLE erased (
+                id BIGINT PRIMARY KEY,
+                seq BIGINT,
+                why TEXT NOT NULL
+            )""",
+        ),
+    ),
 ]
 
 

@@ -53,6 +53,12 @@ class LogEngine(Protocol):
         """Apply another component's named migrations; returns the names applied."""
         ...
 
+    def scrub(self) -> bool:
+        """Overwrite the database's own leftover copies of erased values (free
+        pages, dead rows, the write-ahead log); False if something held part
+        of it back, to try again later."""
+        ...
+
     def close(self) -> None:
         """Close what the engine opened. Safe to call twice."""
         ...

@@ -108,7 +108,8 @@ def _visible(
         return "valid_to IS NULL AND (expires_at IS NULL OR expires_at > ?)", [
             live_after
         ]
-    sql = "version <= ? AND (valid_to IS NULL OR valid_to > ?)"
+    # An erased version keeps its place in time with no value: not there.
+    sql = "version <= ? AND (valid_to IS NULL OR valid_to > ?) AND value IS NOT NULL"
     if scope is None:
         return sql, [version, version]
     return "scope = ? AND " + sql, [scope, version, version]
@@ -151,6 +152,14 @@ _ROWS = "commits AS c CROSS JOIN items AS i"
 _ROWS_OF_C = (
     "i.id BETWEEN c.first_id AND c.last_id "
     "AND i.version + 0 = c.version AND i.scope || '' = c.scope"
+)
+# Why the value a row `i` wrote, or the one it replaced, was erased (or NULL).
+_ERASED_NEW = "(SELECT e.why FROM erased AS e WHERE e.id = i.id)"
+_ERASED_OLD = "(SELECT e.why FROM erased AS e WHERE e.id = i.prev_id)"
+# An item change with what it replaced, and the commit's author, reason and op.
+_CHANGE_ROWS = (
+    "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
+    "p.value, c.author, c.reason, c.op"
 )
 
 
@@ -373,21 +382,20 @@ class Dialect:
         "JOIN items AS f ON f.id = g.first_id ORDER BY f.namespace, f.key"
     )
     CHANGES_IN_RANGE = (
-        f"SELECT i.version, i.namespace, i.key, i.value, p.value FROM {_ROWS} "
-        f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
+        f"SELECT i.version, i.namespace, i.key, i.value, p.value, {_ERASED_NEW}, "
+        f"{_ERASED_OLD} FROM {_ROWS} LEFT JOIN items AS p ON p.id = i.prev_id "
+        f"WHERE {_ROWS_OF_C} "
         "AND c.scope = ? AND c.version BETWEEN ? AND ? ORDER BY i.version, i.id"
     )
     # Every item change of the commits with seq in (after, upto]: the row, the
     # value it replaced, and the commit's author, reason and op.
     CHANGE_ROWS_BETWEEN = (
-        "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
-        f"p.value, c.author, c.reason, c.op FROM {_ROWS} "
+        f"{_CHANGE_ROWS} FROM {_ROWS} "
         f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
         "AND c.seq > ? AND c.seq <= ? ORDER BY i.id"
     )
     SCOPE_CHANGE_ROWS = (
-        "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
-        f"p.value, c.author, c.reason, c.op FROM {_ROWS} "
+        f"{_CHANGE_ROWS} FROM {_ROWS} "
         f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
         "AND c.scope = ? ORDER BY i.id"
     )
@@ -420,7 +428,8 @@ class Dialect:
     )
     HISTORY = (
         "SELECT i.version, c.seq, c.op, c.author, c.created_at, i.value, i.created_at, "
-        "i.updated_at FROM items AS i JOIN commits AS c "
+        f"i.updated_at, {_ERASED_NEW} "
+        "FROM items AS i JOIN commits AS c "
         "ON c.scope = ? AND c.version = i.version "
         "WHERE i.namespace = ? AND i.key = ? ORDER BY i.version DESC"
     )
@@ -436,7 +445,20 @@ class Dialect:
         f"SELECT i.prev_id FROM {_ROWS} WHERE {_ROWS_OF_C} "
         "AND c.scope = ? AND c.version > ? AND i.prev_id IS NOT NULL"
     )
+    DELETE_ERASED_AFTER = f"DELETE FROM erased WHERE id IN ({ROWS_AFTER})"
     DELETE_ITEMS_AFTER = f"DELETE FROM items WHERE id IN ({ROWS_AFTER})"
+    # What `redact` reads, erases and records.
+    VALUES_IN_SCOPE = (
+        "SELECT id, namespace, key, version, value, valid_to FROM items "
+        "WHERE scope = ? AND value IS NOT NULL ORDER BY namespace, key, version"
+    )
+    REASONS_IN_SCOPE = (
+        "SELECT seq, version, reason FROM commits WHERE scope = ? "
+        "AND reason IS NOT NULL"
+    )
+    SET_REASON = "UPDATE commits SET reason = ? WHERE seq = ?"
+    ERASE_VALUE = "UPDATE items SET value = NULL, index_fields = NULL WHERE id = ?"
+    RECORD_ERASURE = "INSERT INTO erased (id, seq, why) VALUES (?, ?, ?)"
     DELETE_COMMITS_AFTER = "DELETE FROM commits WHERE scope = ? AND version > ?"
     # Before a reset deletes rows: keep the ids it frees from ever being given
     # again. `None` where ids come from a sequence, which never reuses one.
@@ -451,10 +473,26 @@ class Dialect:
             [part for pair in pairs for part in pair],
         )
 
+    def change_rows_of(self, ids: Sequence[int]) -> Statement:
+        """The rows of `CHANGE_ROWS_BETWEEN`, for these log rows."""
+        return Statement(
+            f"{_CHANGE_ROWS} FROM items AS i JOIN commits AS c "
+            "ON c.scope = i.scope AND c.version = i.version "
+            "LEFT JOIN items AS p ON p.id = i.prev_id "
+            f"WHERE i.id IN ({_marks(ids)}) ORDER BY i.id",
+            tuple(ids),
+        )
+
+    def delete_changes(self, ids: Sequence[int]) -> Statement:
+        """Take these log rows out of the change index."""
+        return Statement(f"DELETE FROM changes WHERE rowid IN ({_marks(ids)})", ids)
+
     def items_by_id(self, ids: Sequence[int]) -> Statement:
         return Statement(
             "SELECT id, namespace, key, version, value, created_at, updated_at, "
-            f"ttl_minutes, index_fields FROM items WHERE id IN ({_marks(ids)})",
+            "ttl_minutes, index_fields, "
+            "(SELECT e.why FROM erased AS e WHERE e.id = items.id) "
+            f"FROM items WHERE id IN ({_marks(ids)})",
             ids,
         )
 

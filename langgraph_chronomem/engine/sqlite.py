@@ -249,6 +249,18 @@ MIGRATIONS = [
             END""",
         ),
     ),
+    migrations.Migration(
+        "0006_erased_values",
+        (
+            # The log rows whose value was erased (set to NULL) and why:
+            # `redacted` by the redact commit `seq`, or `compacted` (no commit).
+            """CREATE TABLE erased (
+                id INTEGER PRIMARY KEY,
+                seq INTEGER,
+                why TEXT NOT NULL
+            )""",
+        ),
+    ),
 ]
 
 _COMPARATORS = {
@@ -682,6 +694,21 @@ class SqliteEngine:
             self._check_open()
             self._wait_like_sqlite()
             return self._migrate(steps)
+
+    def scrub(self) -> bool:
+        """Leave no copy of erased content in the file: rebuild it (`VACUUM`
+        writes only live rows, so no free page or free space in a page keeps
+        an old value) and empty the write-ahead log into it. Returns False if
+        another connection's open transaction kept the log from being emptied
+        (its frames may still hold old pages): call it again later.
+        """
+        self.check_writable("scrub its file")
+        with self._lock, self._storage_faults(wrote=True):
+            self._check_open()
+            self._wait_like_sqlite()
+            self.conn.execute("VACUUM")
+            busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            return busy == 0
 
     def _check_open(self) -> None:
         if self._closed:

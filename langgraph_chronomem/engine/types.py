@@ -17,10 +17,12 @@ __all__ = [
     "Commit",
     "CommitMeta",
     "Conflict",
+    "Erased",
     "ItemVersion",
     "MatchedRevert",
     "Op",
     "ProjectionStats",
+    "Redaction",
     "RevertConflict",
     "ScopeStats",
     "StoreStats",
@@ -28,11 +30,15 @@ __all__ = [
     "Write",
 ]
 
-Op = Literal["put", "delete", "batch", "rollback", "revert", "expire"]
+Op = Literal["put", "delete", "batch", "rollback", "revert", "expire", "redact"]
 """What made a commit: one put, one delete, a batch of writes, a rollback, a
-revert, or a TTL expiry."""
+revert, a TTL expiry, or a redaction."""
 
 Namespace = tuple[str, ...]
+
+Erased = Literal["redacted", "compacted"]
+"""Why a version's value is gone: `redact` erased it, or `compact` did (a
+retention policy)."""
 
 
 @dataclass(frozen=True)
@@ -40,9 +46,12 @@ class Change:
     """One item's change inside a commit (or between two versions).
 
     `old` is `None` when the item did not exist before, `new` is `None` when it
-    was deleted.
+    was deleted. A side whose value was erased (`redact`, `compact`) reads
+    `None`, and `old_erased` / `new_erased` say why.
 
         >>> Change(("memories", "alice"), "city", {"v": "Boston"}, {"v": "Paris"}).kind
+        'updated'
+        >>> Change(("memories", "alice"), "city", None, {"v": "Paris"}, "redacted").kind
         'updated'
     """
 
@@ -50,13 +59,15 @@ class Change:
     key: str
     old: dict[str, Any] | None
     new: dict[str, Any] | None
+    old_erased: Erased | None = None
+    new_erased: Erased | None = None
 
     @property
     def kind(self) -> Literal["created", "updated", "deleted"]:
         """`created`, `updated` or `deleted`."""
-        if self.old is None:
+        if self.old is None and self.old_erased is None:
             return "created"
-        if self.new is None:
+        if self.new is None and self.new_erased is None:
             return "deleted"
         return "updated"
 
@@ -78,7 +89,8 @@ class Commit:
         created_at: When the commit was made (UTC).
         author: Who made it (`commit_context(author=...)`, `system` for expiries).
         reason: Why, if the writer said.
-        op: `put`, `delete`, `batch`, `rollback`, `revert` or `expire`.
+        op: `put`, `delete`, `batch`, `rollback`, `revert`, `expire` or
+            `redact`.
         changes: The items it changed, with their old and new values.
         summary: One readable sentence, e.g.
             `updated memories/alice/city: Boston -> Paris`.
@@ -209,10 +221,49 @@ class MatchedRevert:
 
 
 @dataclass(frozen=True)
+class Redaction:
+    """What `redact` erased, or would erase.
+
+    Attributes:
+        scope: The scope.
+        versions: Every erased version, as (namespace, key, version), oldest
+            first per item.
+        removed: The items it deleted at HEAD (those whose current value
+            matched).
+        reasons: The versions whose commit reason held the text (`contains`),
+            which now reads `[redacted]`.
+        commit: The `redact` commit that records it (who, when, why; its
+            changes are the deletions at HEAD); `None` for a dry run or when
+            nothing matched.
+        scrubbed: Whether the database's own leftovers were overwritten too:
+            SQLite's free pages and write-ahead log, PostgreSQL's dead rows
+            (not the server's WAL segments or backups; see `redact`).
+    """
+
+    scope: Namespace
+    versions: tuple[tuple[Namespace, str, int], ...]
+    removed: tuple[tuple[Namespace, str], ...]
+    reasons: tuple[int, ...] = ()
+    commit: Commit | None = None
+    scrubbed: bool = False
+
+    def __str__(self) -> str:
+        if not self.versions:
+            return "nothing matched: nothing to redact"
+        items = len({(ns, key) for ns, key, _ in self.versions})
+        what = f"{len(self.versions)} version(s) of {items} item(s)"
+        gone = f", {len(self.removed)} removed at HEAD" if self.removed else ""
+        if self.commit is None:
+            return f"would redact {what}{gone}"
+        return f"v{self.commit.version} redacted {what}{gone}"
+
+
+@dataclass(frozen=True)
 class ItemVersion:
     """One version of one item, as `history()` lists them.
 
-    `value` is `None` for the version that deleted the item.
+    `value` is `None` for the version that deleted the item, and for a version
+    whose value was erased (`erased` then says why).
     """
 
     namespace: Namespace
@@ -225,11 +276,12 @@ class ItemVersion:
     value: dict[str, Any] | None
     created_at: datetime | None
     updated_at: datetime | None
+    erased: Erased | None = None
 
     @property
     def deleted(self) -> bool:
         """True for the version that removed the item."""
-        return self.value is None
+        return self.value is None and self.erased is None
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,18 @@ def embedded_chroma(path: Path) -> Any:
     )
 
 
+def vacuum_embedded(path: Path) -> None:
+    """Rewrite an embedded Chroma's SQLite file from its live rows only: a
+    dropped collection's vectors stay in its free pages until then."""
+    import sqlite3
+
+    conn = sqlite3.connect(path / "chroma.sqlite3", timeout=30)
+    try:
+        conn.execute("VACUUM")
+    finally:
+        conn.close()
+
+
 def forget_chroma(path: Path) -> None:
     """Drop Chroma's cached client system for `path`: it caches one per path in
     the process, a broken one too, and would hand it out again."""

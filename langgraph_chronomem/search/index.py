@@ -37,6 +37,7 @@ from langgraph.store.base import IndexConfig, ensure_embeddings
 from langgraph.store.base.embed import EmbeddingsLambda
 
 from langgraph_chronomem import models
+from langgraph_chronomem.engine.base import FULL_TEXT
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.errors import ChronomemError, ConfigError, StorageError
@@ -47,6 +48,7 @@ from langgraph_chronomem.search.chroma import (
     ChromaServer,
     embedded_chroma,
     forget_chroma,
+    vacuum_embedded,
 )
 from langgraph_chronomem.search.follow import Follower
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
@@ -398,6 +400,39 @@ class SearchIndex:
         with self.engine.transaction(write=True) as tx:
             tx.index_changes()
         return applied > 0
+
+    def apply_rebuilds(self) -> None:
+        """Make again now, not at the next search, each scope a change to the
+        past (a redaction) asked the vector collections to rebuild, so what it
+        erased leaves Chroma before the call returns. Opens the vectors only
+        if some collection was made before."""
+        if not self.has_chroma:
+            return
+        with self.engine.transaction(write=False) as tx:
+            asked = any(p.rebuild for p in tx.stats().projections)
+        if asked:
+            self._on_vectors(lambda vectors: vectors.catch_up())
+
+    def scrub(self) -> bool:
+        """Leave no vector of an erased value in Chroma: make the collections
+        anew from the log (the old ones dropped, and with them Chroma's own
+        queue of their writes), then rewrite the embedded Chroma's file. Embeds
+        every change again, as `reindex` does. Returns False for a Chroma
+        server or a caller's client, whose files are not this store's to
+        rewrite (the collections are made anew all the same).
+        """
+        if not self.has_chroma:
+            return True
+        with self.engine.transaction(write=False) as tx:
+            made = any(p.name != FULL_TEXT for p in tx.stats().projections)
+        if not made:
+            return True  # this store never put a vector in Chroma
+        self._on_vectors(lambda vectors: vectors.rebuild())
+        if self._client is not None or self._server is not None:
+            return False
+        assert self.directory is not None
+        vacuum_embedded(self.directory / CHROMA_DIR)
+        return True
 
     def settle(self, timeout: float | None = None) -> bool:
         """Wait until the follower has applied every write so far. Returns

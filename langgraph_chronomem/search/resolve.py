@@ -712,6 +712,9 @@ class Resolver:
             str(commit.version), commit, commit.changes, target, action, (), (),
             StageScores(),
         ))  # fmt: skip
+        if not candidate.diff and not candidate.conflicts:  # a redaction, say
+            reason = f"undoing the latest change (v{commit.version}) changes nothing"
+            return replace(base, candidates=(candidate,), reason=reason)
         return replace(
             base, candidates=(candidate,), decided=True, reason="the latest change"
         )

@@ -1,0 +1,103 @@
+"""Forgetting for real: `redact` erases content from every version of a scope.
+
+Unlike every other command it cannot be undone, so `--dry-run` lists what it
+would erase first; the commits stay in `log` as an audit skeleton.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.text import Text
+
+from langgraph_chronomem.cli import shapes
+from langgraph_chronomem.cli._app import Commands, Context, add_scope_option, open_store
+from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CliError
+
+__all__ = ["register"]
+
+
+def register(commands: Commands, common: argparse.ArgumentParser) -> None:
+    redact = commands.add_parser(
+        "redact",
+        parents=[common],
+        help="erase content from every version, for good (cannot be undone)",
+        description="Erase every version of the matching content from the scope's "
+        "history: the log, the change index, the vectors, and (unless "
+        "--no-scrub) the database's own leftover copies. Items whose current "
+        "value matches are deleted by one redact commit; every other version, "
+        "later commit and HEAD stays. Every criterion given must hold. Cannot be "
+        "undone: look first with --dry-run.",
+    )
+    add_scope_option(redact)
+    redact.add_argument(
+        "--contains",
+        metavar="TEXT",
+        help="versions whose value holds this text (any string in it, any case)",
+    )
+    redact.add_argument(
+        "--key", metavar="GLOB", help="items whose key matches this glob (contact-*)"
+    )
+    redact.add_argument(
+        "--item",
+        metavar="KEY",
+        action="append",
+        help="this item of the scope's namespace, every version (repeatable)",
+    )
+    redact.add_argument(
+        "--source", help="versions written by commits labelled with this source"
+    )
+    redact.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would be erased; erase nothing",
+    )
+    redact.add_argument(
+        "--no-scrub",
+        dest="scrub",
+        action="store_false",
+        help="leave the database file as it is (no VACUUM)",
+    )
+    redact.add_argument("--reason", help="why (recorded on the redact commit)")
+    redact.add_argument("--author", help="who (recorded on the redact commit)")
+    redact.set_defaults(run=run_redact)
+
+
+def run_redact(ctx: Context) -> int:
+    args = ctx.args
+    if not (args.contains or args.key or args.item or args.source):
+        raise CliError(
+            "name what to redact: --contains, --key, --item or --source", EXIT_USAGE
+        )
+    with open_store(args) as store:
+        scope = ctx.scope(store)
+        done = store.redact(
+            scope,
+            items=None if args.item is None else [(scope, key) for key in args.item],
+            key=args.key,
+            contains=args.contains,
+            source=args.source,
+            dry_run=args.dry_run,
+            scrub=args.scrub,
+            reason=args.reason,
+            author=args.author,
+        )
+    code = EXIT_OK if done.versions else EXIT_FAILED
+    if ctx.json:
+        ctx.emit(
+            {"action": "redact", "dry_run": args.dry_run, **shapes.redaction(done)}
+        )
+        return code
+    ctx.out.print(Text(str(done), style="bold"), soft_wrap=True)
+    for ns, key, version in done.versions:
+        ctx.out.print(f"  {'/'.join((*ns, key))} v{version}", soft_wrap=True)
+    if done.reasons:
+        listed = ", ".join(f"v{v}" for v in done.reasons)
+        ctx.out.print(f"  commit reasons: {listed}", soft_wrap=True)
+    if args.scrub and not args.dry_run and not done.scrubbed:
+        ctx.out.print(
+            "the database file still holds old pages (another connection was "
+            "reading): run it again when the store is idle",
+            style="yellow",
+        )
+    return code
