@@ -15,6 +15,7 @@ from langgraph_chronomem.deployment import open_chronomem, shared_chronomem
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
+    Compaction,
     Conflict,
     ItemVersion,
     MatchedRevert,
@@ -23,6 +24,7 @@ from langgraph_chronomem.engine.types import (
 )
 from langgraph_chronomem.errors import (
     ChronomemError,
+    CompactedError,
     ConfigError,
     DestinationNotEmptyError,
     InvalidFilterError,
@@ -53,6 +55,8 @@ __all__ = [
     "ChronoStore",
     "ChronomemError",
     "Commit",
+    "CompactedError",
+    "Compaction",
     "ConfigError",
     "Conflict",
     "DestinationNotEmptyError",

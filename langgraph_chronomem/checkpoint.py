@@ -95,6 +95,7 @@ from langgraph_chronomem.engine.base import LogTransaction, by_thread, scope_tex
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Commit, Namespace
 from langgraph_chronomem.errors import (
+    CompactedError,
     ConfigError,
     ScopeError,
     VersionError,
@@ -637,12 +638,17 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                 "checkpoint %s has no %s: memory not rewound", checkpoint_id, SEQ_KEY
             )
             return None
-        if self.on_time_travel == "revert":
-            plan = tx.matching_revert_plan(scope, by_thread(thread_id), stamp)
-            return _Travel(scope, stamp) if plan.restore else None
-        target = self._sql.version_at(tx.cur, scope_text(scope), stamp)
-        head = tx.head(scope)
-        if head == target or not tx.diff(scope, target, head):
+        try:
+            if self.on_time_travel == "revert":
+                plan = tx.matching_revert_plan(scope, by_thread(thread_id), stamp)
+                return _Travel(scope, stamp) if plan.restore else None
+            target = self._sql.version_at(tx.cur, scope_text(scope), stamp)
+            head = tx.head(scope)
+            if head == target or not tx.diff(scope, target, head):
+                return None
+            tx.check_whole(scope, target)
+        except CompactedError as exc:  # the graph goes on; its memory cannot
+            logger.warning("checkpoint %s: memory not rewound: %s", checkpoint_id, exc)
             return None
         return _Travel(scope, stamp, target)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 __all__ = [
     "ChronomemError",
+    "CompactedError",
     "ConfigError",
     "DestinationNotEmptyError",
     "InvalidFilterError",
@@ -54,6 +55,12 @@ class VersionError(ChronomemError, ValueError):
     For example a rollback to the version that is already HEAD, or a revert of a
     commit that changed nothing.
     """
+
+
+class CompactedError(VersionError):
+    """A version whose values a retention policy compacted away: it cannot be
+    read whole (`as_of`) or brought back (`rollback`, `revert`). The message
+    names the oldest version that can."""
 
 
 class InvalidValueError(ChronomemError, ValueError):

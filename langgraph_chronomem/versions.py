@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, TypeVar
 
 from langgraph_chronomem._twins import in_thread
@@ -31,6 +31,7 @@ from langgraph_chronomem.engine.types import (
     Change,
     Commit,
     CommitMeta,
+    Compaction,
     ItemVersion,
     MatchedRevert,
     Namespace,
@@ -167,10 +168,12 @@ class VersionControl:
 
         Raises:
             VersionNotFound: If the scope has no such version.
+            CompactedError: If `compact` erased values the scope held then.
         """
         sc = check_scope(scope, self.scope_depth)
         with self._engine.transaction(write=False) as tx:
             tx.check_version(sc, version, allow_zero=True)
+            tx.check_whole(sc, version)
             seq = tx.commit_seq(sc, version)
         return StoreView(self._engine, sc, version, commit_seq=seq)
 
@@ -492,6 +495,98 @@ class VersionControl:
             scrubbed = scrub and self._engine.scrub()
         return replace(done, scrubbed=scrubbed and vectors)
 
+    def compact(
+        self,
+        scope: Sequence[str] | None = None,
+        *,
+        keep_last: int | None = None,
+        keep_within: timedelta | None = None,
+        dry_run: bool = False,
+        vacuum: bool = True,
+    ) -> Compaction:
+        """Keep history bounded: erase the versions a retention policy drops.
+
+        Per item, it keeps the first version, HEAD, the last `keep_last`
+        versions and those newer than `keep_within`; every other version's
+        value is erased, and the space returned (`vacuum`). HEAD and every
+        read of it are unchanged, and so is the log: every commit stays, its
+        erased values shown as compacted. `as_of` a version that needs an
+        erased value, and `rollback` or `revert` that would bring one back,
+        raise `CompactedError`, naming the oldest version they can use.
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+            >>> me = ("alice",)
+            >>> for city in ["Boston", "Paris", "Rome", "Oslo", "Lima"]:
+            ...     store.put(me, "city", {"city": city})
+            >>> done = store.compact(keep_last=2)
+            >>> print(done, done.whole_from)
+            compacted 2 version(s) of 1 item(s) in 1 scope(s) {('alice',): 4}
+            >>> [(v.version, v.erased) for v in store.history(me, "city")]
+            [(5, None), (4, None), (3, 'compacted'), (2, 'compacted'), (1, None)]
+            >>> store.as_of(me, 2)  # doctest: +ELLIPSIS
+            Traceback (most recent call last):
+            ...
+            langgraph_chronomem.errors.CompactedError: v2 of alice was compacted: ...
+            >>> store.as_of(me, 4).get(me, "city").value
+            {'city': 'Oslo'}
+            >>> store.close()
+
+        Args:
+            scope: One scope (or a namespace inside it); `None`: every scope.
+            keep_last: Keep each item's newest versions, this many.
+            keep_within: Keep the versions committed this recently.
+            dry_run: Report what would be erased, and change nothing.
+            vacuum: Rewrite the database file to return the space (SQLite's
+                `VACUUM`, PostgreSQL's `VACUUM FULL`); without it the space is
+                reused by later writes.
+
+        Returns:
+            The versions erased, and per scope the oldest version still whole.
+
+        Raises:
+            InvalidRequestError: If neither `keep_last` nor `keep_within` is
+                given, or one is not a positive int or duration.
+        """
+        if keep_last is None and keep_within is None:
+            raise InvalidRequestError("say what to keep: keep_last or keep_within")
+        if keep_last is not None:
+            check_count("keep_last", keep_last)
+            if keep_last < 1:
+                raise InvalidRequestError(f"keep_last is at least 1, got {keep_last}")
+        if keep_within is not None and (
+            not isinstance(keep_within, timedelta) or keep_within <= timedelta(0)
+        ):
+            raise InvalidRequestError(
+                f"keep_within is a positive timedelta, got {keep_within!r}"
+            )
+        after = (
+            None if keep_within is None else datetime.now(timezone.utc) - keep_within
+        )
+        if scope is None:
+            scopes = [s.scope for s in self.stats().scopes]
+        else:
+            scopes = [check_scope(scope, self.scope_depth)]
+        found = Compaction((), dry_run=dry_run)
+        for sc in scopes:  # a transaction each: no scope waits for another's
+            done = self._write(
+                lambda tx, sc=sc: tx.compact(
+                    sc, keep_last=keep_last, keep_after=after, dry_run=dry_run
+                ),
+                rehearse=dry_run,
+            )
+            found = replace(
+                found,
+                versions=found.versions + done.versions,
+                whole_from={**found.whole_from, **done.whole_from},
+            )
+        if dry_run or not found.versions:
+            return found
+        logger.info("compact: %s", found)
+        self._search.apply_rebuilds()
+        return replace(found, vacuumed=vacuum and self._engine.scrub())
+
     def _write(
         self, change: Callable[[LogTransaction], T], *, rehearse: bool = False
     ) -> T:
@@ -705,6 +800,7 @@ class VersionControl:
     arevert_matching = in_thread(revert_matching)
     areset = in_thread(reset)
     aredact = in_thread(redact)
+    acompact = in_thread(compact)
     aresolve = in_thread(resolve)
     aundo = in_thread(undo)
     aapply = in_thread(apply)

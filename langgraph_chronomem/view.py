@@ -61,6 +61,7 @@ class StoreView(BaseStore):
             ReadOnlyError: If any op is a put or delete.
             VersionNotFound: If a reset has destroyed the version since the view
                 was made.
+            CompactedError: If `compact` has erased values of it since.
         """
         ops, _ = check_ops(ops, self._engine.scope_depth)
         if any(isinstance(op, PutOp) for op in ops):
@@ -75,6 +76,7 @@ class StoreView(BaseStore):
                     "destroyed by a reset after this view was made; make a new "
                     "view with as_of() at a version the scope still has"
                 )
+            tx.check_whole(self.scope, self.version)  # compacted since?
             return run_reads(tx, ops, ReadPlan(self.scope, self.version))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:

@@ -242,3 +242,19 @@ def test_crash_loop_quick_kills_every_phase_and_the_store_heals(
     torn = sum(figures["damaged"] for figures in phases.values())
     assert torn == 2
     assert sum(figures["moved_aside"] for figures in phases.values()) >= torn
+
+
+def test_compaction_quick_keeps_what_it_must_and_shrinks_the_file(
+    tmp_path: Path,
+) -> None:
+    report = tmp_path / "compaction.json"
+    table = run_benchmark(
+        "benchmarks/compaction.py", "--quick",
+        *("--dir", str(tmp_path), "--json", str(report)),
+        timeout=300,
+    )  # fmt: skip
+    assert "## Compaction" in table
+    measured = json.loads(report.read_text())
+    assert all(measured["checks"].values()), measured["checks"]
+    assert measured["versions erased"] == 100 * 14
+    assert measured["after / before"] < 0.7

@@ -418,6 +418,32 @@ def test_redact_previews_then_erases_and_the_log_keeps_an_audit_skeleton(
     assert bare.code == 2 and "name what to redact" in bare.err
 
 
+def test_compact_keeps_the_newest_versions_and_says_what_is_whole(
+    cmd, copy: Path
+) -> None:
+    preview = cmd("compact", "--keep-last", "1", "--dry-run", path=copy)
+    assert preview.code == 0, preview
+    assert (
+        preview.out.strip() == "would compact 0 version(s) of 0 item(s) in 2 scope(s)"
+    )
+    with ChronoStore.from_path(copy) as store:
+        for city in ("Rome", "Oslo", "Lima"):
+            store.put(ALICE, "home", {"city": city})
+    done = cmd("compact", *A, "--keep-last", "2", "--json", path=copy)
+    assert done.code == 0, done
+    data = done.json()
+    assert [v["version"] for v in data["versions"]] == [3, 5]  # NYC, Rome
+    assert data["whole_from"] == [{"scope": list(ALICE), "version": 6}]
+    assert data["vacuumed"] is True
+    assert _state(copy)[1]["home"] == {"city": "Lima"}
+    gone = cmd("show", "4", *A, path=copy)  # before v5 replaced NYC: whole
+    assert gone.code == 0, gone
+    refused = cmd("rollback", "4", *A, path=copy)
+    assert refused.code != 0 and "was compacted" in refused.err
+    bad = cmd("compact", "--keep-within", "soon", path=copy)
+    assert bad.code == 2
+
+
 def test_log_shows_one_sources_commits(cmd, tmp_path: Path) -> None:
     path = tmp_path / "memory"
     with ChronoStore.from_path(path, scope_depth=2) as store:

@@ -1,12 +1,15 @@
-"""Forgetting for real: `redact` erases content from every version of a scope.
+"""Forgetting: `redact` erases content from every version of a scope, `compact`
+erases the versions a retention policy drops.
 
-Unlike every other command it cannot be undone, so `--dry-run` lists what it
-would erase first; the commits stay in `log` as an audit skeleton.
+Unlike every other command they cannot be undone, so `--dry-run` lists what
+they would erase first; the commits stay in `log` as an audit skeleton.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+from datetime import timedelta
 
 from rich.text import Text
 
@@ -62,6 +65,54 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     redact.add_argument("--author", help="who (recorded on the redact commit)")
     redact.set_defaults(run=run_redact)
 
+    compact = commands.add_parser(
+        "compact",
+        parents=[common],
+        help="erase the versions a retention policy drops (cannot be undone)",
+        description="Keep history bounded: per item, keep the first version, HEAD, "
+        "the last --keep-last versions and those newer than --keep-within; erase "
+        "every other version's value and return the space. HEAD does not change "
+        "and every commit stays; as_of and rollback refuse a version that needs "
+        "an erased value, naming the oldest one they can use. Every scope unless "
+        "--scope.",
+    )
+    add_scope_option(compact)
+    compact.add_argument(
+        "--keep-last", metavar="N", type=int, help="keep each item's newest N versions"
+    )
+    compact.add_argument(
+        "--keep-within",
+        metavar="AGE",
+        type=_age,
+        help="keep the versions newer than this: 90d, 12h, 30m",
+    )
+    compact.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would be erased; erase nothing",
+    )
+    compact.add_argument(
+        "--no-vacuum",
+        dest="vacuum",
+        action="store_false",
+        help="leave the file's size as it is (later writes reuse the space)",
+    )
+    compact.set_defaults(run=run_compact)
+
+
+_AGE = re.compile(r"^(\d+(?:\.\d+)?)([dhm])$")
+_UNITS = {"d": "days", "h": "hours", "m": "minutes"}
+
+
+def _age(text: str) -> timedelta:
+    """`90d`, `12h` or `30m` as a duration."""
+    found = _AGE.match(text.strip())
+    if found is None:
+        raise argparse.ArgumentTypeError(
+            f"an age is a number and d, h or m (90d, 12h, 30m), not {text!r}"
+        )
+    return timedelta(**{_UNITS[found[2]]: float(found[1])})
+
 
 def run_redact(ctx: Context) -> int:
     args = ctx.args
@@ -101,3 +152,27 @@ def run_redact(ctx: Context) -> int:
             style="yellow",
         )
     return code
+
+
+def run_compact(ctx: Context) -> int:
+    args = ctx.args
+    if args.keep_last is None and args.keep_within is None:
+        raise CliError(
+            "say what to keep: --keep-last, --keep-within or both", EXIT_USAGE
+        )
+    with open_store(args) as store:
+        scope = None if args.scope is None and store.scope_depth else ctx.scope(store)
+        done = store.compact(
+            scope,
+            keep_last=args.keep_last,
+            keep_within=args.keep_within,
+            dry_run=args.dry_run,
+            vacuum=args.vacuum,
+        )
+    if ctx.json:
+        ctx.emit({"action": "compact", **shapes.compaction(done)})
+        return EXIT_OK
+    ctx.out.print(Text(str(done), style="bold"))
+    for sc, version in [] if args.dry_run else sorted(done.whole_from.items()):
+        ctx.out.print(f"  {'/'.join(sc)}: whole from v{version}", soft_wrap=True)
+    return EXIT_OK

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from langgraph_chronomem.engine.types import (
         Change,
         Commit,
+        Compaction,
         Conflict,
         ItemVersion,
         MatchedRevert,
@@ -33,6 +34,7 @@ __all__ = [
     "change",
     "changes",
     "commit",
+    "compaction",
     "conflict",
     "item_version",
     "matched_revert",
@@ -133,6 +135,25 @@ def matched_revert(r: MatchedRevert) -> dict[str, Any]:
         "changes": changes(r.changes),
         "conflicts": [_conflict_item(x) for x in r.conflicts],
         "commit": None if r.commit is None else commit(r.commit),
+    }
+
+
+def compaction(c: Compaction) -> dict[str, Any]:
+    """A compaction: the `versions` erased (namespace, key, version), per scope
+    the oldest version still whole (`whole_from`), and whether the file was
+    `vacuumed`."""
+    return {
+        "message": str(c),
+        "versions": [
+            {"namespace": list(ns), "key": key, "version": version}
+            for ns, key, version in c.versions
+        ],
+        "whole_from": [
+            {"scope": list(scope), "version": version}
+            for scope, version in sorted(c.whole_from.items())
+        ],
+        "dry_run": c.dry_run,
+        "vacuumed": c.vacuumed,
     }
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import itertools
 import json
 import time
 import unicodedata
@@ -33,6 +34,7 @@ from langgraph_chronomem.engine.types import (
     Change,
     Commit,
     CommitMeta,
+    Compaction,
     Conflict,
     Erased,
     ItemVersion,
@@ -55,6 +57,7 @@ from langgraph_chronomem.engine.values import (
     utc,
 )
 from langgraph_chronomem.errors import (
+    CompactedError,
     ScopeError,
     VersionError,
     VersionNotFound,
@@ -791,7 +794,7 @@ class LogTransaction:
             changed.append(Change(namespace, key, held, old))
             restore.append(
                 _NewRow(ns, key, None, None)
-                if stays is None or old is None
+                if stays is None or (old is None and stays.erased is None)
                 else _restored(stays)
             )
         return _RevertPlan(
@@ -859,10 +862,10 @@ class LogTransaction:
                     )
                 )
             changes.append(Change(namespace, key, held, old))
-            if prev is None or old is None:
+            if prev is None or (old is None and prev.erased is None):
                 restore.append(_NewRow(ns, key, None, None))
             else:
-                restore.append(_restored(prev))
+                restore.append(_restored(prev))  # a compacted one refuses
         return restore, tuple(changes), tuple(conflicts)
 
     def reset(self, scope: Namespace, to: int) -> int:
@@ -975,10 +978,75 @@ class LogTransaction:
         self.cur.executemany(
             self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
         )
-        self.index_changes()  # what is not in the change index yet goes in erased
-        self.index_again(stale)  # and what is, is made again
+        self.index_again(stale)
         self._rebuild_projections(scope)
         return replace(found, commit=self.log(scope, version=commit.version)[0])
+
+    def compact(
+        self,
+        scope: Namespace,
+        *,
+        keep_last: int | None = None,
+        keep_after: datetime | None = None,
+        dry_run: bool = False,
+    ) -> Compaction:
+        """Erase the versions a retention policy does not keep.
+
+        Per item, the versions kept are its first, its HEAD, its last
+        `keep_last` and those committed after `keep_after`; every other
+        version with a value has it erased, recorded as compacted. Commits
+        stay (`log` shows the erased values as compacted); `as_of`,
+        `rollback` and `revert` refuse what needs an erased value with a
+        `CompactedError` that names the oldest version they can use. No
+        commit is made: the memory at HEAD does not change.
+        """
+        self.head(scope)  # the scope's lock, before anything is read
+        sc = scope_text(scope)
+        after = None if keep_after is None else encode_time(keep_after)
+        # Only rows with a value: none erased already, no deletion.
+        rows = self.cur.execute(self.sql.VERSIONS_IN_SCOPE, (sc,)).fetchall()
+        doomed = []
+        for _, group in itertools.groupby(rows, key=lambda row: (row[1], row[2])):
+            versions = list(group)
+            tail = len(versions) - (keep_last or 0)
+            doomed += [
+                row
+                for i, row in enumerate(versions)
+                if 0 < i < tail  # not the first, not among the last
+                and row[4] is not None  # not HEAD
+                and (after is None or row[5] <= after)
+            ]
+        found = Compaction(
+            tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _, _ in doomed),
+            dry_run=dry_run,
+        )
+        if not dry_run and doomed:
+            self._erase([row[0] for row in doomed], "compacted", None)
+            self.index_again(row[0] for row in doomed)
+            self._rebuild_projections(scope)
+        return replace(found, whole_from={scope: self.whole_from(scope)})
+
+    def whole_from(self, scope: Namespace) -> int:
+        """The oldest version of the scope that no compacted value is missing
+        from: `as_of` and `rollback` read it, and every later one, whole."""
+        return int(
+            self.cur.execute(self.sql.WHOLE_FROM, (scope_text(scope),)).fetchone()[0]
+        )
+
+    def check_whole(self, scope: Namespace, version: int) -> None:
+        """Raise `CompactedError` if a value the scope held at `version` was
+        compacted away."""
+        sc = scope_text(scope)
+        (gone,) = self.cur.execute(
+            self.sql.COMPACTED_AT, (sc, version, version)
+        ).fetchone()
+        if gone:
+            raise CompactedError(
+                f"v{version} of {'/'.join(scope)} was compacted: the values of "
+                f"{gone} item(s) at v{version} are gone (a retention policy keeps "
+                "each item's first version, HEAD and the newest ones); versions "
+                f"from v{self.whole_from(scope)} on are whole"
+            )
 
     def _erase(self, ids: Sequence[int], why: Erased, seq: int | None) -> None:
         """Erase these log rows' values for good, recording why."""
@@ -988,12 +1056,16 @@ class LogTransaction:
     def index_again(self, ids: Iterable[int]) -> None:
         """Make the change index's entries of these log rows, and of the rows
         that replaced them, again from the log: their values, or their
-        commits' reasons, were erased."""
+        commits' reasons, were erased. Rows the index has not read yet are
+        left to it: it reads them as they are now."""
         ids = list(ids)
         ids += [row[0] for row in self.row_links(ids, following=True)]
         for chunk in chunks(sorted(set(ids))):
-            self.cur.execute(*self.sql.delete_changes(chunk))
-            rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of(chunk)))
+            held = [row[0] for row in self.cur.execute(*self.sql.indexed(chunk))]
+            if not held:
+                continue
+            self.cur.execute(*self.sql.delete_changes(held))
+            rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of(held)))
             for statement, params in self.sql.index_changes(_index_rows(rows)):
                 self.cur.executemany(statement, params)
 
@@ -1334,7 +1406,17 @@ def _task_of(labels: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 def _restored(row: _Row) -> _NewRow:
-    """A row that brings back `row` exactly as it was, timestamps included."""
+    """A row that brings back `row` exactly as it was, timestamps included
+    (a redacted one: as absent).
+
+    Raises:
+        CompactedError: If its value was compacted away.
+    """
+    if row.erased == "compacted":
+        raise CompactedError(
+            f"{row.namespace.replace('.', '/')}/{row.key} at v{row.version} was "
+            "compacted: its value is gone and cannot be brought back"
+        )
     return _NewRow(
         row.namespace,
         row.key,

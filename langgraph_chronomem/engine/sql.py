@@ -457,6 +457,24 @@ class Dialect:
         "AND reason IS NOT NULL"
     )
     SET_REASON = "UPDATE commits SET reason = ? WHERE seq = ?"
+    # What `compact` reads: each version with a value, and when it was made.
+    VERSIONS_IN_SCOPE = (
+        "SELECT i.id, i.namespace, i.key, i.version, i.valid_to, c.created_at "
+        "FROM items AS i JOIN commits AS c ON c.scope = i.scope "
+        "AND c.version = i.version WHERE i.scope = ? AND i.value IS NOT NULL "
+        "ORDER BY i.namespace, i.key, i.version"
+    )
+    # How many compacted rows of a scope were visible at a version.
+    COMPACTED_AT = (
+        "SELECT count(*) FROM erased AS e JOIN items AS i ON i.id = e.id "
+        "WHERE e.why = 'compacted' AND i.scope = ? AND i.version <= ? "
+        "AND i.valid_to > ?"
+    )
+    # The oldest version of a scope no compacted row is visible at.
+    WHOLE_FROM = (
+        "SELECT coalesce(max(i.valid_to), 0) FROM erased AS e "
+        "JOIN items AS i ON i.id = e.id WHERE e.why = 'compacted' AND i.scope = ?"
+    )
     ERASE_VALUE = "UPDATE items SET value = NULL, index_fields = NULL WHERE id = ?"
     RECORD_ERASURE = "INSERT INTO erased (id, seq, why) VALUES (?, ?, ?)"
     DELETE_COMMITS_AFTER = "DELETE FROM commits WHERE scope = ? AND version > ?"
@@ -481,6 +499,12 @@ class Dialect:
             "LEFT JOIN items AS p ON p.id = i.prev_id "
             f"WHERE i.id IN ({_marks(ids)}) ORDER BY i.id",
             tuple(ids),
+        )
+
+    def indexed(self, ids: Sequence[int]) -> Statement:
+        """Which of these log rows the change index holds."""
+        return Statement(
+            f"SELECT rowid FROM changes WHERE rowid IN ({_marks(ids)})", tuple(ids)
         )
 
     def delete_changes(self, ids: Sequence[int]) -> Statement:

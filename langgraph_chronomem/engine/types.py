@@ -16,6 +16,7 @@ __all__ = [
     "Change",
     "Commit",
     "CommitMeta",
+    "Compaction",
     "Conflict",
     "Erased",
     "ItemVersion",
@@ -218,6 +219,32 @@ class MatchedRevert:
             return done + (f"; forced over: {later}" if later else "")
         what = f"reverting {matched} would change {len(self.changes)} item(s)"
         return what + (f"; conflicts (kept as they are): {later}" if later else "")
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """What `compact` erased, or would erase, under a retention policy.
+
+    Attributes:
+        versions: Every compacted version, as (namespace, key, version).
+        whole_from: Per scope looked at, the oldest version that `as_of` and
+            `rollback` can read whole (every later one can too), after it.
+        dry_run: Whether it only said what it would erase.
+        vacuumed: Whether the database file was rewritten to return the space.
+    """
+
+    versions: tuple[tuple[Namespace, str, int], ...]
+    whole_from: Mapping[Namespace, int] = field(default_factory=dict)
+    dry_run: bool = False
+    vacuumed: bool = False
+
+    def __str__(self) -> str:
+        items = len({(ns, key) for ns, key, _ in self.versions})
+        verb = "would compact" if self.dry_run else "compacted"
+        return (
+            f"{verb} {len(self.versions)} version(s) of {items} item(s) "
+            f"in {len(self.whole_from)} scope(s)"
+        )
 
 
 @dataclass(frozen=True)

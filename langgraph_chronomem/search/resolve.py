@@ -29,7 +29,11 @@ from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.describe import change_text, describe_change
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
-from langgraph_chronomem.errors import ConfigError, InvalidRequestError
+from langgraph_chronomem.errors import (
+    CompactedError,
+    ConfigError,
+    InvalidRequestError,
+)
 from langgraph_chronomem.search.intent import Intent, content_words, parse
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.vectors import VectorIndex
@@ -528,8 +532,8 @@ class Resolver:
                 continue
             commits = tx.log(scope, version=pick.version)
             change = _change_of(tx, commits[0], pick.row_id) if commits else None
-            if change is None:
-                continue
+            if change is None or change.old_erased or change.new_erased:
+                continue  # gone from the log, or its content erased since
             text = change_text(change, tx.scope_depth)
             words = f"{text.new if side == 'new' else text.old} {text.context}"
             passages.append(words)
@@ -638,6 +642,10 @@ class Resolver:
             )
             return replace(candidate, diff=diff, conflicts=conflicts)
         target = candidate.target
+        try:
+            tx.check_whole(scope, target)
+        except CompactedError:  # cannot be gone back to: acting changes nothing
+            return candidate
         diff = tuple(tx.diff(scope, head, target)) if target != head else ()
         return replace(candidate, diff=diff)
 
