@@ -459,6 +459,11 @@ def test_log_shows_one_sources_commits(cmd, tmp_path: Path) -> None:
     assert "Source" in table and "tool:web_search" in table
     bob = cmd("log", "--scope", "memories/bob", path=path).out
     assert "Rome" in bob and "Source" not in bob  # no column when nothing says
+    history = cmd("history", "memories/alice", "tip", path=path).out
+    assert "Source" in history and "tool:web_search" in history
+    versions = cmd("history", "memories/alice", "tip", "--json", path=path).json()
+    assert versions["versions"][0]["labels"] == {"source": "tool:web_search"}
+    assert "Source" not in cmd("history", "memories/alice", "home", path=path).out
 
 
 def test_revert_by_source_refuses_over_a_later_change_unless_forced(

@@ -56,11 +56,15 @@ def commit_table(commits: Sequence[Commit], *, title: str | None = None) -> Tabl
 
 
 def history_table(versions: Sequence[ItemVersion], *, title: str) -> Table:
-    """Version, time, author, op, value: one row per version of one item."""
+    """Version, time, author, op, value: one row per version of one item; and
+    where each came from (its commit's `source` label) when any says so."""
+    sourced = any("source" in v.labels for v in versions)
     table = Table(title=title, title_justify="left")
     table.add_column("Version", justify="right", no_wrap=True)
     table.add_column("Time (UTC)", no_wrap=True)
     table.add_column("Author")
+    if sourced:
+        table.add_column("Source")
     table.add_column("Op", no_wrap=True)
     table.add_column("Value", overflow="fold")
     for v in versions:
@@ -74,6 +78,7 @@ def history_table(versions: Sequence[ItemVersion], *, title: str) -> Table:
             Text(f"v{v.version}"),
             Text(timestamp(v.committed_at)),
             Text(v.author or ""),
+            *([Text(v.labels.get("source", ""))] if sourced else []),
             Text(v.op),
             value,
         )

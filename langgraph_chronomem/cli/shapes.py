@@ -93,6 +93,7 @@ def item_version(v: ItemVersion) -> dict[str, Any]:
         "committed_at": iso(v.committed_at),
         "deleted": v.deleted,
         "erased": v.erased,
+        "labels": dict(v.labels),
         "value": v.value,
         "created_at": iso(v.created_at),
         "updated_at": iso(v.updated_at),

@@ -1314,8 +1314,20 @@ class LogTransaction:
                 created_at=None if created is None else decode_time(created),
                 updated_at=None if updated is None else decode_time(updated),
                 erased=erased,
+                labels=json.loads(labels),
             )
-            for ver, seq, op, who, committed, value, created, updated, erased in rows
+            for (
+                ver,
+                seq,
+                op,
+                who,
+                committed,
+                value,
+                created,
+                updated,
+                erased,
+                labels,
+            ) in rows
         ]
 
 

@@ -428,7 +428,7 @@ class Dialect:
     )
     HISTORY = (
         "SELECT i.version, c.seq, c.op, c.author, c.created_at, i.value, i.created_at, "
-        f"i.updated_at, {_ERASED_NEW} "
+        f"i.updated_at, {_ERASED_NEW}, c.labels "
         "FROM items AS i JOIN commits AS c "
         "ON c.scope = ? AND c.version = i.version "
         "WHERE i.namespace = ? AND i.key = ? ORDER BY i.version DESC"

@@ -290,7 +290,8 @@ class ItemVersion:
     """One version of one item, as `history()` lists them.
 
     `value` is `None` for the version that deleted the item, and for a version
-    whose value was erased (`erased` then says why).
+    whose value was erased (`erased` then says why). `labels` are its commit's:
+    where it came from (`source`, `thread_id`, `run_id`, `node`...).
     """
 
     namespace: Namespace
@@ -304,6 +305,7 @@ class ItemVersion:
     created_at: datetime | None
     updated_at: datetime | None
     erased: Erased | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def deleted(self) -> bool:
