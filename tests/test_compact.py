@@ -96,6 +96,12 @@ def test_it_keeps_first_head_and_the_last_n_and_says_what_is_gone(
     with pytest.raises(CompactedError):
         store.revert(ALICE, 7)  # would restore v6's value
     assert store.head(ALICE) == head
+    with pytest.raises(CompactedError):
+        store.reset(ALICE, to=5)  # its HEAD rows are gone: refused, not half-done
+    store.reset(ALICE, to=7)  # a whole version: its later commit goes
+    assert store.get(ALICE, "home").value == {"city": "Cairo"}
+    assert store.compact(ALICE, keep_last=2).whole_from == {ALICE: 7}
+    store.put(ALICE, "home", {"city": "Quito"})  # v8 again
     # Compacting again finds nothing more to erase.
     assert store.compact(ALICE, keep_last=2).versions == ()
     store.rollback(ALICE, to=2)  # a whole version: fine

@@ -75,6 +75,7 @@ __all__ = [
 SYSTEM_AUTHOR = "system"
 FULL_TEXT = "full-text"  # the descriptor index's name in the projections table
 REDACTED_REASON = "[redacted]"  # what a commit reason `redact` erased reads
+_COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
 # Ops that make a commit even when no item changed: what they undid, or erased,
 # is worth a record of its own.
 COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact")
@@ -869,8 +870,13 @@ class LogTransaction:
         return restore, tuple(changes), tuple(conflicts)
 
     def reset(self, scope: Namespace, to: int) -> int:
-        """Delete every version after `to` for good. Returns how many were removed."""
+        """Delete every version after `to` for good. Returns how many were removed.
+
+        Raises:
+            CompactedError: If values the scope held at `to` were compacted.
+        """
         head = self.check_version(scope, to, allow_zero=True)
+        self.check_whole(scope, to)
         sc = scope_text(scope)
         if self.sql.KEEP_ID_FLOORS is not None:
             self.cur.execute(self.sql.KEEP_ID_FLOORS)
@@ -881,6 +887,8 @@ class LogTransaction:
         self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
         for chunk in chunks(reopen):
             self.cur.execute(*self.sql.reopen(chunk, to))
+        if self._compacted_spans(scope):
+            self._record_compacted_spans(scope)  # some compacted rows went
         self._rebuild_projections(scope)
         return head - to
 
@@ -1023,30 +1031,46 @@ class LogTransaction:
         if not dry_run and doomed:
             self._erase([row[0] for row in doomed], "compacted", None)
             self.index_again(row[0] for row in doomed)
+            self._record_compacted_spans(scope)
             self._rebuild_projections(scope)
         return replace(found, whole_from={scope: self.whole_from(scope)})
 
     def whole_from(self, scope: Namespace) -> int:
         """The oldest version of the scope that no compacted value is missing
         from: `as_of` and `rollback` read it, and every later one, whole."""
-        return int(
-            self.cur.execute(self.sql.WHOLE_FROM, (scope_text(scope),)).fetchone()[0]
-        )
+        spans = self._compacted_spans(scope)
+        return spans[-1][1] if spans else 0
 
     def check_whole(self, scope: Namespace, version: int) -> None:
         """Raise `CompactedError` if a value the scope held at `version` was
-        compacted away."""
-        sc = scope_text(scope)
-        (gone,) = self.cur.execute(
-            self.sql.COMPACTED_AT, (sc, version, version)
-        ).fetchone()
-        if gone:
-            raise CompactedError(
-                f"v{version} of {'/'.join(scope)} was compacted: the values of "
-                f"{gone} item(s) at v{version} are gone (a retention policy keeps "
-                "each item's first version, HEAD and the newest ones); versions "
-                f"from v{self.whole_from(scope)} on are whole"
-            )
+        compacted away. One read of a setting: `as_of` views call it on every
+        read."""
+        for low, high in self._compacted_spans(scope):
+            if low <= version < high:
+                raise CompactedError(
+                    f"v{version} of {'/'.join(scope)} was compacted: values the "
+                    "scope held then are gone (a retention policy keeps each "
+                    "item's first version, HEAD and the newest ones); versions "
+                    f"from v{self.whole_from(scope)} on are whole"
+                )
+
+    def _compacted_spans(self, scope: Namespace) -> list[tuple[int, int]]:
+        """The versions `[low, high)` at which some compacted value was visible,
+        as `compact` and `reset` record them (merged, oldest first)."""
+        spans = self.meta(_COMPACTED + scope_text(scope))
+        return [] if spans is None else [(low, high) for low, high in json.loads(spans)]
+
+    def _record_compacted_spans(self, scope: Namespace) -> None:
+        """Work out `_compacted_spans` again from the log, after it changed."""
+        merged: list[list[int]] = []
+        for low, high in self.cur.execute(
+            self.sql.COMPACTED_SPANS, (scope_text(scope),)
+        ).fetchall():
+            if merged and low <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], high)
+            else:
+                merged.append([low, high])
+        self.set_meta(_COMPACTED + scope_text(scope), json.dumps(merged))
 
     def _erase(self, ids: Sequence[int], why: Erased, seq: int | None) -> None:
         """Erase these log rows' values for good, recording why."""

@@ -464,16 +464,12 @@ class Dialect:
         "AND c.version = i.version WHERE i.scope = ? AND i.value IS NOT NULL "
         "ORDER BY i.namespace, i.key, i.version"
     )
-    # How many compacted rows of a scope were visible at a version.
-    COMPACTED_AT = (
-        "SELECT count(*) FROM erased AS e JOIN items AS i ON i.id = e.id "
-        "WHERE e.why = 'compacted' AND i.scope = ? AND i.version <= ? "
-        "AND i.valid_to > ?"
-    )
-    # The oldest version of a scope no compacted row is visible at.
-    WHOLE_FROM = (
-        "SELECT coalesce(max(i.valid_to), 0) FROM erased AS e "
-        "JOIN items AS i ON i.id = e.id WHERE e.why = 'compacted' AND i.scope = ?"
+    # The versions `[version, valid_to)` each compacted row of a scope was
+    # visible at.
+    COMPACTED_SPANS = (
+        "SELECT i.version, i.valid_to FROM erased AS e JOIN items AS i "
+        "ON i.id = e.id WHERE e.why = 'compacted' AND i.scope = ? "
+        "ORDER BY i.version"
     )
     ERASE_VALUE = "UPDATE items SET value = NULL, index_fields = NULL WHERE id = ?"
     RECORD_ERASURE = "INSERT INTO erased (id, seq, why) VALUES (?, ?, ?)"
