@@ -40,6 +40,7 @@ def commit_context(
     reason: str | None = None,
     labels: Mapping[str, str] | None = None,
     timestamp: datetime | None = None,
+    review: bool | None = None,
 ) -> Iterator[CommitMeta]:
     """Set the author, reason and labels of every commit made inside the block.
 
@@ -51,6 +52,9 @@ def commit_context(
         labels: Extra labels, e.g. `{"session": "s-42"}`.
         timestamp: The commit time to record instead of now, for importing old
             data (the LoCoMo benchmark replays dated sessions this way).
+        review: Make every write in the block a proposal: in the log, but
+            invisible to reads until `store.approve` (`False` turns it off
+            for an inner block).
 
     Yields:
         The metadata now in force.
@@ -62,6 +66,7 @@ def commit_context(
         reason=reason if reason is not None else outer.reason,
         labels={**outer.labels, **(labels or {})},
         timestamp=timestamp if timestamp is not None else outer.timestamp,
+        review=review if review is not None else outer.review,
     )
     token = _META.set(merged)
     try:

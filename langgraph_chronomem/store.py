@@ -51,6 +51,7 @@ from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, StorageError
 from langgraph_chronomem.ops import ReadPlan, check_count, check_ops, run_reads
+from langgraph_chronomem.review import Review
 from langgraph_chronomem.search.chroma import CHROMA_URL_ENV, NO_CHROMA, ChromaServer
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.resolve import ResolverConfig
@@ -88,7 +89,7 @@ def is_conn_string(location: str | Path) -> bool:
     return location.lower().startswith(CONN_SCHEMES) or bool(_CONNINFO.match(location))
 
 
-class ChronoStore(BaseStore, VersionControl):
+class ChronoStore(BaseStore, VersionControl, Review):
     """A versioned, drop-in LangGraph store on SQLite or PostgreSQL.
 
     Every `batch()` (and so every `put`/`delete`) commits one new version per

@@ -78,7 +78,10 @@ REDACTED_REASON = "[redacted]"  # what a commit reason `redact` erased reads
 _COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
 # Ops that make a commit even when no item changed: what they undid, or erased,
 # is worth a record of its own.
-COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact")
+COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact", "approve", "reject")
+# The `chronomem_meta` setting naming the commit `source` label whose writes
+# land as proposals (`require_review`).
+REVIEW_SOURCE = "review_source"
 _CHUNK = 500  # keeps every IN (...) list under any driver's parameter limit
 
 
@@ -411,6 +414,7 @@ class LogTransaction:
     def _write_all(self, writes: Sequence[Write], meta: CommitMeta) -> list[_Written]:
         by_scope: dict[Namespace, dict[tuple[str, str], _NewRow]] = {}
         ops: dict[Namespace, Op] = {}
+        proposing = self._needs_review(meta)
         for write in writes:
             scope = self.scope_of(write.namespace)
             ns = namespace_text(write.namespace)
@@ -424,7 +428,9 @@ class LogTransaction:
             )
             rows = by_scope.setdefault(scope, {})
             rows[(ns, write.key)] = row
-            if scope in ops:
+            if proposing:
+                ops[scope] = "propose"
+            elif scope in ops:
                 ops[scope] = "batch"
             else:
                 ops[scope] = "put" if value is not None else "delete"
@@ -435,6 +441,14 @@ class LogTransaction:
             if done is not None:
                 written.append(done)
         return written
+
+    def _needs_review(self, meta: CommitMeta) -> bool:
+        """Whether writes with this metadata land as proposals: the caller
+        asked (`commit_context(review=True)`), or their `source` label is the
+        one `require_review` named. The setting is read only for writes that
+        carry a source, so others cost no extra statement."""
+        source = meta.labels.get("source")
+        return meta.review or (bool(source) and self.meta(REVIEW_SOURCE) == source)
 
     def _lock_in_order(self, scopes: Iterable[Namespace]) -> None:
         """Before committing to several scopes, take their locks (a write
@@ -471,9 +485,14 @@ class LogTransaction:
         """Write `rows` as the scope's next version; the one place versions are
         made, but for PostgreSQL's server-side `chronomem_write` (schema step
         0003 in postgres_sql.py), which does the same steps in one round trip:
-        change both together."""
+        change both together.
+
+        A proposal (op `propose`) writes its rows with an empty validity, as a
+        deletion's, and leaves the rows they would replace live: no read sees
+        it, and `prev_id` still says what it would replace."""
         cur, sql = self.cur, self.sql
         sc = scope_text(scope)
+        proposing = op == "propose"
         parent = self._head(sc)
         task = _task_of(meta.labels)
         version = parent + 1
@@ -488,22 +507,24 @@ class LogTransaction:
                 continue  # deleting what is not there changes nothing
             if (
                 task
+                and not proposing
                 and live
                 and live[1] == row.value
                 and self._task_wrote(live[0], task)
             ):
                 continue  # a task run again (resumed, retried) wrote this already
             prev_id, prev_value, prev_created, _ = live or (None, None, None, None)
-            if prev_id is not None:
+            if prev_id is not None and not proposing:
                 cur.execute(sql.CLOSE_ROW, (version, prev_id))
             created = row.created_at or prev_created or stamp
             ttl = row.ttl_minutes
+            valid_to = version if row.value is None or proposing else None
             cur.execute(
                 sql.INSERT_ITEM,
                 (
                     sc,
                     version,
-                    version if row.value is None else None,
+                    valid_to,
                     row.namespace,
                     row.key,
                     row.value,
@@ -511,7 +532,7 @@ class LogTransaction:
                     None if row.value is None else created,
                     None if row.value is None else (row.updated_at or stamp),
                     ttl,
-                    None if ttl is None or row.value is None else now + ttl * 60,
+                    None if ttl is None or valid_to is not None else now + ttl * 60,
                     row.index_fields,
                 ),
             )
@@ -822,6 +843,11 @@ class LogTransaction:
     ) -> tuple[list[_NewRow], tuple[Change, ...], tuple[Conflict, ...]]:
         """The rows a revert writes, what they change at HEAD, and the conflicts."""
         self.check_version(scope, version, allow_zero=False)
+        if self._op_of(scope, version) == "propose":
+            raise VersionError(
+                f"v{version} is a proposal: nothing it holds is in memory to "
+                f"revert; approve or reject it instead"
+            )
         plan = self.cur.execute(
             self.sql.REVERT_PLAN, (scope_text(scope), version)
         ).fetchall()
@@ -868,6 +894,112 @@ class LogTransaction:
             else:
                 restore.append(_restored(prev))  # a compacted one refuses
         return restore, tuple(changes), tuple(conflicts)
+
+    # -- review ---------------------------------------------------------------
+
+    def _op_of(self, scope: Namespace, version: int) -> str | None:
+        """The op of the scope's commit at `version`, if it has one."""
+        row = self.cur.execute(
+            self.sql.COMMIT_OP, (scope_text(scope), version)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def proposals(self, scope: Namespace) -> list[Commit]:
+        """The scope's pending proposals, oldest first: its `propose` commits
+        that no approve or reject has decided."""
+        pending = self.cur.execute(self.sql.PENDING, (scope_text(scope),)).fetchall()
+        return [self.log(scope, version=row[0])[0] for row in pending]
+
+    def _check_pending(self, scope: Namespace, version: int) -> None:
+        """Raise unless `version` is a proposal no one has decided yet."""
+        self.check_version(scope, version, allow_zero=False)
+        if self._op_of(scope, version) != "propose":
+            raise VersionError(
+                f"v{version} is not a proposal; the pending ones are "
+                + (", ".join(f"v{c.version}" for c in self.proposals(scope)) or "none")
+            )
+        decided = self.cur.execute(
+            self.sql.DECISION, (scope_text(scope), version)
+        ).fetchone()
+        if decided is not None:
+            op, by = decided
+            raise VersionError(
+                f"v{version} was already {op}d (v{by}); a decision is final: "
+                "revert the approval to take it back, or propose again"
+            )
+
+    def approve(
+        self, scope: Namespace, version: int, meta: CommitMeta, *, force: bool = False
+    ) -> Commit:
+        """Write what proposal `version` proposed, as one `approve` commit.
+
+        An item changed at HEAD since the proposal was made (its live row is
+        no longer the one the proposal would replace) is a conflict: nothing
+        is written unless `force`, which overwrites that change.
+
+        Raises:
+            VersionNotFound: If the scope has no such version.
+            VersionError: If it is not a pending proposal, or a proposed
+                value was erased (`redact`): reject it then.
+            WriteConflictError: For a conflict, without `force`.
+        """
+        self._check_pending(scope, version)
+        ids = self.row_ids_of(scope, version)
+        rows = self._rows_by_id(ids)
+        replaces = {row_id: prev_id for row_id, _, prev_id in self.row_links(ids)}
+        writes, conflicts = [], []
+        for row_id in ids:
+            row = rows[row_id]
+            path = f"{row.namespace.replace('.', '/')}/{row.key}"
+            if row.erased is not None:
+                raise VersionError(
+                    f"v{version}'s value for {path} was {row.erased}: there is "
+                    "nothing left to approve; reject it"
+                )
+            live = self.cur.execute(
+                self.sql.LIVE_ROW, (row.namespace, row.key)
+            ).fetchone()
+            if (None if live is None else live[0]) != replaces[row_id]:
+                conflicts.append(self._changed_since(path, row, version))
+            writes.append(
+                _NewRow(
+                    row.namespace,
+                    row.key,
+                    row.value,
+                    row.ttl_minutes,
+                    index_fields=row.index_fields,
+                )
+            )
+        if conflicts and not force:
+            raise WriteConflictError(
+                f"cannot approve v{version}: {'; '.join(conflicts)}; approve "
+                "anyway with force=True (overwrites that change) or reject it"
+            )
+        commit = self._commit(scope, "approve", writes, meta, target=version)
+        assert commit is not None  # COMMITS_EVEN_EMPTY
+        return commit
+
+    def _changed_since(self, path: str, row: _Row, version: int) -> str:
+        """Which commits changed a proposal's item after it, and who made them."""
+        later = self.cur.execute(
+            self.sql.LATER_WRITES, (row.namespace, row.key, version)
+        ).fetchall()
+        return f"{path} was changed since in " + ", ".join(
+            f"v{v} by {who or 'an unnamed writer'}" for v, who in later
+        )
+
+    def reject(self, scope: Namespace, version: int, meta: CommitMeta) -> Commit:
+        """Decide proposal `version` against, as one `reject` commit that
+        changes no item; the proposal stays in the history.
+
+        Raises:
+            VersionNotFound: If the scope has no such version.
+            VersionError: If it is not a pending proposal.
+        """
+        self._check_pending(scope, version)
+        commit = self._commit(scope, "reject", [], meta, target=version)
+        assert commit is not None  # COMMITS_EVEN_EMPTY
+        return commit
 
     def reset(self, scope: Namespace, to: int) -> int:
         """Delete every version after `to` for good. Returns how many were removed.
@@ -1154,9 +1286,11 @@ class LogTransaction:
         author: str | None = None,
         op: str | None = None,
         labels: Mapping[str, str] | None = None,
+        not_ops: Sequence[str] = (),
     ) -> list[Commit]:
         """Commits of a scope, newest first, with their changes; `labels`:
-        only those carrying each of these labels with these values."""
+        only those carrying each of these labels with these values; `not_ops`:
+        none of these ops."""
         sc = scope_text(scope)
         statement = self.sql.select_commits(
             sc,
@@ -1167,6 +1301,7 @@ class LogTransaction:
             author=author,
             op=op,
             labels=labels,
+            not_ops=not_ops,
         )
         return self._with_changes(scope, self.cur.execute(*statement).fetchall())
 

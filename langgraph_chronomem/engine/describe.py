@@ -122,6 +122,12 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
         return f"rolled back to v{target}: {listed}"
     if op == "revert":
         return f"reverted v{target}: {listed}" if target else f"reverted: {listed}"
+    if op == "propose":
+        return f"proposed (pending review): {listed}"
+    if op == "approve":
+        return f"approved v{target}: {listed}"
+    if op == "reject":
+        return f"rejected v{target}"
     if op == "redact" and not changes:
         return "redacted past versions"
     if op in ("expire", "redact"):

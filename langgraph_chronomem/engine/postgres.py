@@ -379,7 +379,8 @@ class _WriteTransaction(LogTransaction):
     `write` (a store batch's writes), when it is the transaction's first
     statement and commits to one scope, sends that call alone: the server
     commits it as it ends, and the transaction is over (a later statement
-    raises; `ChronoStore.batch` sends none).
+    raises; `ChronoStore.batch` sends none). A proposal (op `propose`) takes
+    the portable path of `LogTransaction._write`, statement by statement.
     """
 
     cur: Cursor
@@ -414,6 +415,8 @@ class _WriteTransaction(LogTransaction):
         *,
         target: int | None = None,
     ) -> _Written | None:
+        if op == "propose":  # rare: the portable path, not a schema step
+            return super()._write(scope, op, rows, meta, target=target)
         moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
         author = SYSTEM_AUTHOR if op == "expire" else meta.author
         labels = dict(meta.labels)

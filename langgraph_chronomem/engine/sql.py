@@ -156,6 +156,9 @@ _ROWS_OF_C = (
 # Why the value a row `i` wrote, or the one it replaced, was erased (or NULL).
 _ERASED_NEW = "(SELECT e.why FROM erased AS e WHERE e.id = i.id)"
 _ERASED_OLD = "(SELECT e.why FROM erased AS e WHERE e.id = i.prev_id)"
+# Rows of commits `c` that stand for memory state: not a proposal's, which waits
+# for review (its rows are in the log for `log`, `show` and `history` only).
+_NOT_PROPOSED = "c.op <> 'propose'"
 # An item change with what it replaced, and the commit's author, reason and op.
 _CHANGE_ROWS = (
     "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
@@ -377,7 +380,7 @@ class Dialect:
     ITEM_ENDS_IN_RANGE = (
         "SELECT f.prev_id, g.last_id FROM (SELECT min(i.id) AS first_id, "
         f"max(i.id) AS last_id FROM {_ROWS} WHERE {_ROWS_OF_C} "
-        "AND c.scope = ? AND c.version > ? AND c.version <= ? "
+        f"AND c.scope = ? AND c.version > ? AND c.version <= ? AND {_NOT_PROPOSED} "
         "GROUP BY i.namespace, i.key) AS g "
         "JOIN items AS f ON f.id = g.first_id ORDER BY f.namespace, f.key"
     )
@@ -392,12 +395,25 @@ class Dialect:
     CHANGE_ROWS_BETWEEN = (
         f"{_CHANGE_ROWS} FROM {_ROWS} "
         f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
-        "AND c.seq > ? AND c.seq <= ? ORDER BY i.id"
+        f"AND c.seq > ? AND c.seq <= ? AND {_NOT_PROPOSED} ORDER BY i.id"
     )
     SCOPE_CHANGE_ROWS = (
         f"{_CHANGE_ROWS} FROM {_ROWS} "
         f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
-        "AND c.scope = ? ORDER BY i.id"
+        f"AND c.scope = ? AND {_NOT_PROPOSED} ORDER BY i.id"
+    )
+    COMMIT_OP = "SELECT op FROM commits WHERE scope = ? AND version = ?"
+    # The scope's proposals that no approve or reject has decided, oldest first.
+    PENDING = (
+        "SELECT p.version FROM commits AS p WHERE p.scope = ? AND p.op = 'propose' "
+        "AND NOT EXISTS (SELECT 1 FROM commits AS d WHERE d.scope = p.scope "
+        "AND d.op IN ('approve', 'reject') AND d.target = p.version) "
+        "ORDER BY p.version"
+    )
+    # Who decided a proposal, if anyone did: the decision's op and version.
+    DECISION = (
+        "SELECT op, version FROM commits WHERE scope = ? "
+        "AND op IN ('approve', 'reject') AND target = ?"
     )
     # What a commit wrote to each item, what that replaced, and the item at HEAD.
     REVERT_PLAN = (
@@ -419,12 +435,13 @@ class Dialect:
     CHANGES_AFTER_SEQ = (
         "SELECT i.namespace, i.key, i.id, i.prev_id, c.version, c.author, c.labels "
         f"FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.scope = ? AND c.seq > ? "
-        "ORDER BY c.seq, i.id"
+        f"AND {_NOT_PROPOSED} ORDER BY c.seq, i.id"
     )
     LATER_WRITES = (
         "SELECT i.version, c.author FROM items AS i JOIN commits AS c "
         "ON c.scope = i.scope AND c.version = i.version "
-        "WHERE i.namespace = ? AND i.key = ? AND i.version > ? ORDER BY i.version"
+        "WHERE i.namespace = ? AND i.key = ? AND i.version > ? "
+        f"AND {_NOT_PROPOSED} ORDER BY i.version"
     )
     HISTORY = (
         "SELECT i.version, c.seq, c.op, c.author, c.created_at, i.value, i.created_at, "
@@ -462,7 +479,7 @@ class Dialect:
         "SELECT i.id, i.namespace, i.key, i.version, i.valid_to, c.created_at "
         "FROM items AS i JOIN commits AS c ON c.scope = i.scope "
         "AND c.version = i.version WHERE i.scope = ? AND i.value IS NOT NULL "
-        "ORDER BY i.namespace, i.key, i.version"
+        f"AND {_NOT_PROPOSED} ORDER BY i.namespace, i.key, i.version"
     )
     # The versions `[version, valid_to)` each compacted row of a scope was
     # visible at.
@@ -493,7 +510,7 @@ class Dialect:
             f"{_CHANGE_ROWS} FROM items AS i JOIN commits AS c "
             "ON c.scope = i.scope AND c.version = i.version "
             "LEFT JOIN items AS p ON p.id = i.prev_id "
-            f"WHERE i.id IN ({_marks(ids)}) ORDER BY i.id",
+            f"WHERE i.id IN ({_marks(ids)}) AND {_NOT_PROPOSED} ORDER BY i.id",
             tuple(ids),
         )
 
@@ -542,9 +559,13 @@ class Dialect:
         author: str | None,
         op: str | None = None,
         labels: Mapping[str, str] | None = None,
+        not_ops: Sequence[str] = (),
     ) -> Statement:
         where: list[str] = ["scope = ?"]
         params: list[Any] = [scope]
+        if not_ops:
+            where.append(f"op NOT IN ({_marks(not_ops)})")
+            params += not_ops
         for sql, value in (
             ("version = ?", version),
             ("created_at >= ?", since),

@@ -31,9 +31,21 @@ __all__ = [
     "Write",
 ]
 
-Op = Literal["put", "delete", "batch", "rollback", "revert", "expire", "redact"]
+Op = Literal[
+    "put",
+    "delete",
+    "batch",
+    "rollback",
+    "revert",
+    "expire",
+    "redact",
+    "propose",
+    "approve",
+    "reject",
+]
 """What made a commit: one put, one delete, a batch of writes, a rollback, a
-revert, a TTL expiry, or a redaction."""
+revert, a TTL expiry, a redaction, writes proposed for review, or a review's
+decision on them (approve, reject)."""
 
 Namespace = tuple[str, ...]
 
@@ -90,15 +102,16 @@ class Commit:
         created_at: When the commit was made (UTC).
         author: Who made it (`commit_context(author=...)`, `system` for expiries).
         reason: Why, if the writer said.
-        op: `put`, `delete`, `batch`, `rollback`, `revert`, `expire` or
-            `redact`.
+        op: `put`, `delete`, `batch`, `rollback`, `revert`, `expire`,
+            `redact`, `propose`, `approve` or `reject`.
         changes: The items it changed, with their old and new values.
         summary: One readable sentence, e.g.
             `updated memories/alice/city: Boston -> Paris`.
         labels: Where it came from: `thread_id`, `checkpoint_id`, `run_id`, `node`
             when written inside a LangGraph run, plus any labels the caller set.
         target: For a rollback the version it restored; for a revert the version
-            it undid; otherwise `None`.
+            it undid; for an approve or reject the proposal it decided;
+            otherwise `None`.
     """
 
     scope: Namespace
@@ -348,12 +361,14 @@ class Write:
 
 @dataclass(frozen=True)
 class CommitMeta:
-    """Who, why, when and from where, for the commits one call makes."""
+    """Who, why, when and from where, for the commits one call makes; with
+    `review`, its writes land as proposals that wait for a decision."""
 
     author: str | None = None
     reason: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     timestamp: datetime | None = None
+    review: bool = False
 
 
 @dataclass(frozen=True)

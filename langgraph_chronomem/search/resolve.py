@@ -702,10 +702,14 @@ class Resolver:
     def _latest(
         self, tx: LogTransaction, scope: Namespace, base: Resolution, mode: Mode
     ) -> Resolution:
-        """No topic ("undo the last change"): the newest commit, in any window."""
+        """No topic ("undo the last change"): the newest commit that changed
+        memory, in any window (a proposal, or its rejection, changed none)."""
         window = base.intent.window
         commits = tx.log(
-            scope, since=window.start if window else None, limit=None if window else 1
+            scope,
+            since=window.start if window else None,
+            limit=None if window else 1,
+            not_ops=("propose", "reject"),
         )
         commits = [c for c in commits if window is None or c.created_at in window]
         if not commits:
