@@ -42,6 +42,7 @@ from langgraph_chronomem.store import ChronoStore
 from langgraph_chronomem.tools import (
     create_memory_history_tool,
     create_revert_source_tool,
+    create_review_node,
     create_undo_memory_tool,
     create_undo_node,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "commit_context",
     "create_memory_history_tool",
     "create_revert_source_tool",
+    "create_review_node",
     "create_undo_memory_tool",
     "create_undo_node",
     "open_chronomem",
