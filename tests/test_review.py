@@ -436,7 +436,7 @@ def test_the_cli_lists_and_decides(
         assert store.get(WEB, "tip").value == TIP
         assert store.get(ALICE, "food").value == BEFORE["food"]
         assert [(c.op, c.author, c.reason) for c in store.log(ALICE, limit=2)] == [
-            ("reject", "cli", None),
+            ("reject", None, None),
             ("approve", "alice", "checked"),
         ]
 

@@ -4,7 +4,7 @@
     chronomem log --scope memories/alice
     chronomem undo "undo the update about my move to NYC" --scope memories/alice
 
-Each command group is one module (`history`, `restore`, `undo`, `forget`,
+Each command group is one module (`history`, `restore`, `undo`, `review`, `forget`,
 `maintenance`, `migrate`, `models`) that calls the public API; `main` parses the
 arguments, runs the command, and sends every error through the one handler in
 `errors`, which prints it and picks the exit code. Reference: docs/cli.md.
@@ -31,6 +31,7 @@ from langgraph_chronomem.cli import (
     migrate,
     models,
     restore,
+    review,
     undo,
 )
 from langgraph_chronomem.cli._app import Context, common_options
@@ -44,7 +45,7 @@ from langgraph_chronomem.cli.errors import (
 
 __all__ = ["build_parser", "main"]
 
-GROUPS = (history, restore, undo, forget, maintenance, migrate, models)
+GROUPS = (history, restore, undo, review, forget, maintenance, migrate, models)
 """The command modules, in the order `--help` lists their commands."""
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "conflict",
     "item_version",
     "matched_revert",
+    "proposal",
     "redaction",
     "resolution",
 ]
@@ -80,6 +81,12 @@ def commit(c: Commit) -> dict[str, Any]:
         "labels": dict(c.labels),
         "changes": changes(c.changes),
     }
+
+
+def proposal(c: Commit) -> dict[str, Any]:
+    """A pending proposal: its `commit` fields, and the `source` it came from
+    (its `source` label, `null` if none)."""
+    return {**commit(c), "source": c.labels.get("source")}
 
 
 def item_version(v: ItemVersion) -> dict[str, Any]:

@@ -923,9 +923,14 @@ class LogTransaction:
         ).fetchone()
         if decided is not None:
             op, by = decided
+            done, undo = (
+                ("approved", f"revert v{by}")
+                if op == "approve"
+                else ("rejected", "write it again")
+            )
             raise VersionError(
-                f"v{version} was already {op}d (v{by}); a decision is final: "
-                "revert the approval to take it back, or propose again"
+                f"v{version} was already {done} in v{by}; a decision is final "
+                f"({undo} to change your mind)"
             )
 
     def approve(
