@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from datetime import datetime, timezone
+from typing import get_args
 
 from rich.text import Text
 
@@ -20,10 +21,11 @@ from langgraph_chronomem.cli._app import (
     scope_text,
 )
 from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK, CliError
+from langgraph_chronomem.engine.types import Op
 
 __all__ = ["register"]
 
-OPS = ("put", "delete", "batch", "rollback", "revert", "expire")
+OPS = get_args(Op)
 
 
 def _moment(text: str) -> datetime:
