@@ -27,16 +27,18 @@ reject are commits too, so the history keeps every decision:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from langgraph_chronomem._twins import in_thread
-from langgraph_chronomem.engine.base import REVIEW_SOURCE
+from langgraph_chronomem.engine.base import REVIEW_SOURCE, LogTransaction
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Commit, CommitMeta
 from langgraph_chronomem.errors import InvalidRequestError
 from langgraph_chronomem.ops import check_scope
 
 __all__ = ["Review"]
+
+T = TypeVar("T")
 
 
 class Review:
@@ -47,9 +49,16 @@ class Review:
     """
 
     _engine: LogEngine
-    scope_depth: int
-    _write: Callable[..., Any]
-    _meta: Callable[[str | None, str | None], CommitMeta]
+
+    if TYPE_CHECKING:  # what `VersionControl` gives the store
+
+        @property
+        def scope_depth(self) -> int: ...
+
+        def _write(self, change: Callable[[LogTransaction], T]) -> T: ...
+
+        @staticmethod
+        def _meta(author: str | None, reason: str | None) -> CommitMeta: ...
 
     def proposals(self, scope: Sequence[str]) -> list[Commit]:
         """The scope's pending proposals, oldest first, with what each proposes.
