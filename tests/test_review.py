@@ -460,12 +460,16 @@ def test_the_cli_refuses_a_conflict_unless_forced(
 # -- PostgreSQL ----------------------------------------------------------------
 
 
-def test_on_postgres(pg_server: PostgresServer) -> None:  # noqa: F811
+def test_on_postgres(pg_server: PostgresServer, tmp_path: Path) -> None:  # noqa: F811
     import chromadb
     from chromadb.config import Settings
 
     conninfo = pg_server.create_database()
-    client = chromadb.EphemeralClient(Settings(anonymized_telemetry=False))
+    # A client of its own: every EphemeralClient in a process shares one Chroma,
+    # and collections left there would change what other tests' stores find.
+    client = chromadb.PersistentClient(
+        path=str(tmp_path / "vectors"), settings=Settings(anonymized_telemetry=False)
+    )
     with ChronoStore.from_conn_string(
         conninfo, scope_depth=2, chroma_client=client, index={"fields": ["content"]}
     ) as store:
