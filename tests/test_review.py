@@ -385,6 +385,19 @@ def test_the_review_node_leaves_alone_what_it_did_not_show(tmp_path: Path) -> No
         assert [p.version for p in store.proposals(ALICE)] == [2, 3]
 
 
+def test_an_approval_that_conflicts_stays_pending(tmp_path: Path) -> None:
+    with open_store(tmp_path) as store:
+        graph = review_graph(store)
+        cfg = run_config("t5")
+        graph.invoke({"found": "a"}, cfg)  # proposes web:a, v1
+        with commit_context(author="bob"):
+            store.put(ALICE, "web:a", {"content": "bob's"})
+        graph.invoke(Command(resume={"approve": [1]}), cfg)
+        assert [p.version for p in store.proposals(ALICE)] == [1]
+        assert store.get(ALICE, "web:a").value == {"content": "bob's"}
+        assert store.head(ALICE) == 2
+
+
 # -- the CLI -------------------------------------------------------------------
 
 
