@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore, PutOp
-from langgraph.types import Command
+from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
 
 from langgraph_chronomem import (
@@ -396,6 +396,25 @@ def test_an_approval_that_conflicts_stays_pending(tmp_path: Path) -> None:
         assert [p.version for p in store.proposals(ALICE)] == [1]
         assert store.get(ALICE, "web:a").value == {"content": "bob's"}
         assert store.head(ALICE) == 2
+
+
+def test_a_proposal_before_an_interrupt_is_made_once(tmp_path: Path) -> None:
+    def ask(state: Turn, *, store: BaseStore) -> Turn:
+        with commit_context(review=True):
+            store.put(ALICE, "plan", {"content": "move to Lisbon"})
+        return {"found": interrupt("anything else?")}
+
+    with open_store(tmp_path) as store:
+        graph = (
+            StateGraph(Turn)
+            .add_node("ask", ask)
+            .add_edge(START, "ask")
+            .compile(checkpointer=ChronoCheckpointer(store), store=store)
+        )
+        cfg = run_config("t6")
+        graph.invoke({}, cfg)
+        graph.invoke(Command(resume="no"), cfg)  # the node runs again from its start
+        assert [c.op for c in store.log(ALICE)] == ["propose"]
 
 
 # -- the CLI -------------------------------------------------------------------

@@ -505,13 +505,7 @@ class LogTransaction:
             live = cur.execute(sql.LIVE_ROW, (row.namespace, row.key)).fetchone()
             if live is None and row.value is None:
                 continue  # deleting what is not there changes nothing
-            if (
-                task
-                and not proposing
-                and live
-                and live[1] == row.value
-                and self._task_wrote(live[0], task)
-            ):
+            if task and self._ran_before(task, row, live, proposing=proposing):
                 continue  # a task run again (resumed, retried) wrote this already
             prev_id, prev_value, prev_created, _ = live or (None, None, None, None)
             if prev_id is not None and not proposing:
@@ -610,6 +604,32 @@ class LogTransaction:
                 f"{path} no longer holds the value expected (it holds "
                 f"{json.dumps(now)}): another write came first; nothing was written"
             )
+
+    def _ran_before(
+        self,
+        task: tuple[str, str],
+        row: _NewRow,
+        live: Sequence[Any] | None,
+        *,
+        proposing: bool,
+    ) -> bool:
+        """Whether `task` (thread id, task id) wrote this row already: the
+        item's live row, or for a proposal its latest proposed row, holds
+        the same value and came from the same task."""
+        if proposing:
+            found = self.cur.execute(
+                self.sql.LAST_PROPOSED, (row.namespace, row.key)
+            ).fetchone()
+            return (
+                found is not None
+                and found[0] == row.value
+                and _task_of(json.loads(found[1])) == task
+            )
+        return (
+            live is not None
+            and live[1] == row.value
+            and self._task_wrote(live[0], task)
+        )
 
     def _task_wrote(self, row_id: int, task: tuple[str, str]) -> bool:
         """Whether the commit that wrote log row `row_id` came from `task`

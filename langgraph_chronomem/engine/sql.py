@@ -363,6 +363,13 @@ class Dialect:
         "SELECT c.labels FROM items AS i JOIN commits AS c "
         "ON c.scope = i.scope AND c.version = i.version WHERE i.id = ?"
     )
+    # An item's latest proposed row, and the labels of the proposal that wrote it.
+    LAST_PROPOSED = (
+        "SELECT i.value, c.labels FROM items AS i JOIN commits AS c "
+        "ON c.scope = i.scope AND c.version = i.version "
+        "WHERE i.namespace = ? AND i.key = ? AND c.op = 'propose' "
+        "ORDER BY i.id DESC LIMIT 1"
+    )
     INSERT_ITEM = (
         "INSERT INTO items (scope, version, valid_to, namespace, key, value, prev_id, "
         "created_at, updated_at, ttl_minutes, expires_at, index_fields) "
