@@ -211,13 +211,19 @@ async def test_the_async_twin(astore: ChronoStore) -> None:
     assert done.commit is not None and await astore.aget(ALICE, "health") is None
 
 
-def test_on_postgres_no_row_keeps_it(pg_server: PostgresServer) -> None:  # noqa: F811
+def test_on_postgres_no_row_keeps_it(
+    pg_server: PostgresServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
     import chromadb
     import psycopg
     from chromadb.config import Settings
 
     conninfo = pg_server.create_database()
-    client = chromadb.EphemeralClient(Settings(anonymized_telemetry=False))
+    # A client of this test's own: every EphemeralClient of a process shares one.
+    client = chromadb.PersistentClient(
+        path=str(tmp_path / "vectors"), settings=Settings(anonymized_telemetry=False)
+    )
     with ChronoStore.from_conn_string(
         conninfo, scope_depth=2, chroma_client=client
     ) as store:
