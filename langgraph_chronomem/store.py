@@ -26,6 +26,7 @@ import concurrent.futures
 import os
 import re
 from collections.abc import Callable, Iterable
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -49,14 +50,14 @@ from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
-from langgraph_chronomem.errors import ConfigError, StorageError
+from langgraph_chronomem.errors import ConfigError, InvalidRequestError, StorageError
 from langgraph_chronomem.ops import ReadPlan, check_count, check_ops, run_reads
 from langgraph_chronomem.review import Review
 from langgraph_chronomem.search.chroma import CHROMA_URL_ENV, NO_CHROMA, ChromaServer
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.ttl import TTLSweeper
-from langgraph_chronomem.versions import VersionControl
+from langgraph_chronomem.versions import VersionControl, check_retention
 
 if TYPE_CHECKING:
     import psycopg
@@ -123,6 +124,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
         self.index_config = index
         self.ttl_config = ttl
         self._sweeper = TTLSweeper(self.sweep_ttl)
+        self._compactor: TTLSweeper | None = None
 
     @classmethod
     def from_path(
@@ -697,11 +699,70 @@ class ChronoStore(BaseStore, VersionControl, Review):
 
     astop_ttl_sweeper = in_thread(stop_ttl_sweeper)
 
+    def start_compactor(
+        self,
+        *,
+        keep_last: int | None = None,
+        keep_within: timedelta | None = None,
+        interval_minutes: float = 24 * 60,
+    ) -> concurrent.futures.Future[None]:
+        """Keep history bounded in the background: `compact` every scope by
+        this retention policy every `interval_minutes` (a day by default), in
+        a daemon thread, until `stop_compactor` (or the future is cancelled).
+        One compactor runs at a time, with the policy it was started with:
+        stop it to start it with another.
+
+            >>> import tempfile
+            >>> from datetime import timedelta
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp())
+            >>> running = store.start_compactor(keep_within=timedelta(days=90))
+            >>> store.stop_compactor(timeout=5)
+            True
+            >>> store.close()
+
+        Args:
+            keep_last: Keep each item's newest versions, this many.
+            keep_within: Keep the versions committed this recently.
+            interval_minutes: Minutes between compactions.
+
+        Raises:
+            InvalidRequestError: For a policy `compact` refuses, or an interval
+                that is not a positive number.
+        """
+        check_retention(keep_last, keep_within)
+        if isinstance(interval_minutes, bool) or not (
+            isinstance(interval_minutes, (int, float)) and interval_minutes > 0
+        ):
+            raise InvalidRequestError(
+                f"interval_minutes is a positive number, got {interval_minutes!r}"
+            )
+        if self._compactor is None:
+            self._compactor = TTLSweeper(
+                lambda: len(
+                    self.compact(keep_last=keep_last, keep_within=keep_within).versions
+                ),
+                name="chronomem-compactor",
+            )
+        return self._compactor.start(float(interval_minutes))
+
+    def stop_compactor(self, timeout: float | None = None) -> bool:
+        """Stop the background compactor; True once it has stopped (or never
+        ran). A later `start_compactor` may give another policy."""
+        compactor = self._compactor
+        if compactor is None:
+            return True
+        stopped = compactor.stop(timeout)
+        if stopped:
+            self._compactor = None
+        return stopped
+
     # -- lifecycle -------------------------------------------------------------
 
     def close(self) -> None:
-        """Stop the sweeper and the resolver, and close the database."""
+        """Stop the sweeper, the compactor and the resolver, and close the
+        database."""
         self.stop_ttl_sweeper()
+        self.stop_compactor()
         self._search.close()
         self._engine.close()
 

@@ -1,4 +1,5 @@
-"""The background TTL sweeper: expire what is due, every few minutes, until stopped.
+"""The background sweepers: expire what is due (TTL), or compact by a retention
+policy, every few minutes, until stopped.
 
 >>> import threading
 >>> swept = threading.Event()
@@ -35,11 +36,15 @@ class TTLSweeper:
     """Calls `sweep` in a daemon thread every interval; at most one thread runs.
 
     Args:
-        sweep: Expires what is due; returns how many items it expired.
+        sweep: Expires (or compacts) what is due; returns how many it removed.
+        name: The thread's name.
     """
 
-    def __init__(self, sweep: Callable[[], int]) -> None:
+    def __init__(
+        self, sweep: Callable[[], int], name: str = "chronomem-ttl-sweeper"
+    ) -> None:
         self._sweep = sweep
+        self._name = name
         self._run: _Run | None = None
         self._lock = threading.Lock()
 
@@ -57,7 +62,7 @@ class TTLSweeper:
                 run.thread = threading.Thread(
                     target=self._sweep_until_stopped,
                     args=(run, interval_minutes),
-                    name="chronomem-ttl-sweeper",
+                    name=self._name,
                     daemon=True,
                 )
                 run.thread.start()
@@ -75,7 +80,7 @@ class TTLSweeper:
             try:
                 self._sweep()
             except Exception:
-                logger.exception("TTL sweep failed; retrying next interval")
+                logger.exception("%s failed; retrying next interval", self._name)
         with self._lock:
             futures, run.futures = run.futures, []
         for future in futures:

@@ -47,7 +47,7 @@ from langgraph_chronomem.search.vectors import Progress
 from langgraph_chronomem.undo import UndoResult, apply_undo
 from langgraph_chronomem.view import StoreView
 
-__all__ = ["VersionControl"]
+__all__ = ["VersionControl", "check_retention"]
 
 logger = logging.getLogger(__name__)
 
@@ -549,18 +549,7 @@ class VersionControl:
             InvalidRequestError: If neither `keep_last` nor `keep_within` is
                 given, or one is not a positive int or duration.
         """
-        if keep_last is None and keep_within is None:
-            raise InvalidRequestError("say what to keep: keep_last or keep_within")
-        if keep_last is not None:
-            check_count("keep_last", keep_last)
-            if keep_last < 1:
-                raise InvalidRequestError(f"keep_last is at least 1, got {keep_last}")
-        if keep_within is not None and (
-            not isinstance(keep_within, timedelta) or keep_within <= timedelta(0)
-        ):
-            raise InvalidRequestError(
-                f"keep_within is a positive timedelta, got {keep_within!r}"
-            )
+        check_retention(keep_last, keep_within)
         after = (
             None if keep_within is None else datetime.now(timezone.utc) - keep_within
         )
@@ -807,6 +796,27 @@ class VersionControl:
     astats = in_thread(stats)
     areindex = in_thread(reindex)
     await_for_index = in_thread(wait_for_index)
+
+
+def check_retention(keep_last: object, keep_within: object) -> None:
+    """Validate a retention policy: what `compact` keeps.
+
+    Raises:
+        InvalidRequestError: If neither is given, or one is not a positive int
+            or a positive `timedelta`.
+    """
+    if keep_last is None and keep_within is None:
+        raise InvalidRequestError("say what to keep: keep_last or keep_within")
+    if keep_last is not None:
+        check_count("keep_last", keep_last)
+        if keep_last < 1:  # type: ignore[operator]  # an int: checked above
+            raise InvalidRequestError(f"keep_last is at least 1, got {keep_last}")
+    if keep_within is not None and (
+        not isinstance(keep_within, timedelta) or keep_within <= timedelta(0)
+    ):
+        raise InvalidRequestError(
+            f"keep_within is a positive timedelta, got {keep_within!r}"
+        )
 
 
 def _label_filters(**given: Any) -> dict[str, str]:

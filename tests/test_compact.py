@@ -9,6 +9,7 @@ what is gone instead of failing obscurely or answering wrongly.
 from __future__ import annotations
 
 import sqlite3
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -235,3 +236,25 @@ def test_time_travel_to_a_compacted_memory_runs_on_and_says_so(
     assert "memory not rewound" in caplog.text and "compacted" in caplog.text
     assert [c.op for c in store.log(ALICE)].count("rollback") == 0
     assert store.get(ALICE, "home").value == {"city": "Oslo"}
+
+
+def test_the_compactor_keeps_history_bounded_in_the_background(
+    store: ChronoStore,
+) -> None:
+    moves(store)
+    with pytest.raises(InvalidRequestError):
+        store.start_compactor(keep_last=0)
+    with pytest.raises(InvalidRequestError):
+        store.start_compactor(keep_last=2, interval_minutes=0)
+    running = store.start_compactor(keep_last=2, interval_minutes=0.001)
+    deadline = time.monotonic() + 30
+    while store.history(ALICE, "home")[2].erased is None:
+        assert time.monotonic() < deadline, "the compactor never ran"
+        time.sleep(0.05)
+    assert store.stop_compactor(timeout=10) and running.done()
+    assert [v.version for v in store.history(ALICE, "home") if v.erased] == [
+        6,
+        5,
+        4,
+        3,
+    ]
