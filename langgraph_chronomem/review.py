@@ -49,6 +49,7 @@ class Review:
     """
 
     _engine: LogEngine
+    _hold_returning: bool
 
     if TYPE_CHECKING:  # what `VersionControl` gives the store
 
@@ -193,6 +194,35 @@ class Review:
             )
         with self._engine.transaction(write=True) as tx:
             tx.set_meta(REVIEW_SOURCE, source or "")
+
+    def hold_returning(self, on: bool = True) -> None:
+        """Hold back what a person took out: once on, a write of this store
+        that brings back a value a delete, revert or rollback removed from its
+        scope (the same JSON, under any key, as LangMem gives a memory made
+        again a new one) lands as a proposal, labelled `held`, instead of in
+        memory. The person decides with `approve` or `reject`. A setting of
+        this store object, off by default; other writers are not held.
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
+            >>> me = ("alice",)
+            >>> store.put(me, "m1", {"content": "User smokes"})
+            >>> _ = store.undo(me, "forget that I smoke")  # reverted: removed
+            >>> store.hold_returning()
+            >>> store.put(me, "m2", {"content": "User smokes"})  # the agent again
+            >>> store.get(me, "m2") is None, store.proposals(me)[0].labels["held"]
+            (True, 'brings back removed content')
+            >>> store.close()
+
+        Args:
+            on: Hold such writes (`True`) or let them through (`False`).
+
+        Raises:
+            InvalidRequestError: If `on` is not a bool.
+        """
+        _check_flag("on", on)
+        self._hold_returning = on
 
     aproposals = in_thread(proposals)
     aapprove = in_thread(approve)

@@ -26,6 +26,7 @@ import concurrent.futures
 import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -124,6 +125,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
         self.index_config = index
         self.ttl_config = ttl
         self._sweeper = TTLSweeper(self.sweep_ttl)
+        self._hold_returning = False  # see `hold_returning`
         self._compactor: TTLSweeper | None = None
 
     @classmethod
@@ -599,6 +601,8 @@ class ChronoStore(BaseStore, VersionControl, Review):
         expect: Callable[[LogTransaction], None] | None = None,
     ) -> list[Result]:
         meta = current_meta() if writes else None
+        if meta is not None and self._hold_returning:
+            meta = replace(meta, hold_returning=True)
         plan = None
         if len(writes) < len(ops):  # some op reads
             vectors = self._search.searchable() if queries else None

@@ -515,3 +515,42 @@ def test_on_postgres(pg_server: PostgresServer, tmp_path: Path) -> None:  # noqa
         assert store.proposals(ALICE)[0].version == 6
         assert store.reject(ALICE, 6).version == 7
         assert store.get(ALICE, "tip") is None
+
+
+# -- no resurrection: what a person took out comes back only by their approval --
+
+
+def test_content_a_revert_or_delete_removed_comes_back_only_as_a_proposal(
+    store: ChronoStore,
+) -> None:
+    store.put(ALICE, "m1", {"content": "User smokes"})
+    store.put(ALICE, "m2", {"content": "User has a cat"})
+    store.revert(ALICE, 1)  # a person's undo: "I don't smoke"
+    store.delete(ALICE, "m2")  # and a person's delete
+    store.hold_returning()
+    # The agent writes them again, as LangMem would, under new keys.
+    store.put(ALICE, "m3", {"content": "User smokes"})
+    store.put(ALICE, "m4", {"content": "User has a cat"})
+    store.put(ALICE, "m5", {"content": "User likes jazz"})  # new: goes through
+    assert {i.key for i in store.search(ALICE)} == {"m5"}
+    held = store.proposals(ALICE)
+    assert [c.labels["held"] for c in held] == ["brings back removed content"] * 2
+    store.approve(ALICE, held[0].version, author="alice")  # she wants it back
+    assert store.get(ALICE, "m3").value == {"content": "User smokes"}
+
+
+def test_an_update_is_not_a_removal_and_the_hold_is_off_by_default(
+    store: ChronoStore,
+) -> None:
+    store.put(ALICE, "home", {"content": "User lives in Boston"})
+    store.put(ALICE, "home", {"content": "User lives in NYC"})  # moved
+    store.put(ALICE, "m1", {"content": "User smokes"})
+    store.delete(ALICE, "m1")
+    store.put(ALICE, "m2", {"content": "User smokes"})  # not held: off
+    assert store.get(ALICE, "m2") is not None
+    store.hold_returning()
+    store.put(ALICE, "home", {"content": "User lives in Boston"})  # moved back
+    assert store.get(ALICE, "home").value == {"content": "User lives in Boston"}
+    store.hold_returning(False)
+    with pytest.raises(InvalidRequestError):
+        store.hold_returning("yes")  # type: ignore[arg-type]

@@ -76,6 +76,8 @@ SYSTEM_AUTHOR = "system"
 FULL_TEXT = "full-text"  # the descriptor index's name in the projections table
 REDACTED_REASON = "[redacted]"  # what a commit reason `redact` erased reads
 _COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
+# The `held` label of a proposal made because it brought removed content back.
+HELD_RETURNING = "brings back removed content"
 # Ops that make a commit even when no item changed: what they undid, or erased,
 # is worth a record of its own.
 COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact", "approve", "reject")
@@ -437,10 +439,26 @@ class LogTransaction:
         self._lock_in_order(by_scope)
         written = []
         for scope, rows in by_scope.items():
-            done = self._write(scope, ops[scope], list(rows.values()), meta)
+            op, said = ops[scope], meta
+            if meta.hold_returning and op != "propose" and self._returns(scope, rows):
+                op = "propose"
+                said = replace(meta, labels={**meta.labels, "held": HELD_RETURNING})
+            done = self._write(scope, op, list(rows.values()), said)
             if done is not None:
                 written.append(done)
         return written
+
+    def _returns(
+        self, scope: Namespace, rows: Mapping[tuple[str, str], _NewRow]
+    ) -> bool:
+        """Whether a write brings back a value a delete, revert or rollback
+        removed from the scope (text-equal: the same JSON)."""
+        sc = scope_text(scope)
+        return any(
+            self.cur.execute(self.sql.REMOVED_BEFORE, (sc, row.value)).fetchone()
+            for row in rows.values()
+            if row.value is not None
+        )
 
     def _needs_review(self, meta: CommitMeta) -> bool:
         """Whether writes with this metadata land as proposals: the caller

@@ -410,6 +410,14 @@ class Dialect:
         f"AND c.scope = ? AND {_NOT_PROPOSED} ORDER BY i.id"
     )
     COMMIT_OP = "SELECT op FROM commits WHERE scope = ? AND version = ?"
+    # Whether a value was once removed from a scope by a delete, a revert or a
+    # rollback: one of their rows replaced a row holding it. Reads only the
+    # rows such commits wrote.
+    REMOVED_BEFORE = (
+        f"SELECT 1 FROM {_ROWS} JOIN items AS r ON r.id = i.prev_id "
+        f"WHERE {_ROWS_OF_C} AND c.scope = ? "
+        "AND c.op IN ('delete', 'revert', 'rollback') AND r.value = ? LIMIT 1"
+    )
     # The scope's proposals that no approve or reject has decided, oldest first.
     PENDING = (
         "SELECT p.version FROM commits AS p WHERE p.scope = ? AND p.op = 'propose' "

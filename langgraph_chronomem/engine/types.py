@@ -362,13 +362,16 @@ class Write:
 @dataclass(frozen=True)
 class CommitMeta:
     """Who, why, when and from where, for the commits one call makes; with
-    `review`, its writes land as proposals that wait for a decision."""
+    `review`, its writes land as proposals that wait for a decision; with
+    `hold_returning`, so do those that bring back content a delete, revert
+    or rollback removed."""
 
     author: str | None = None
     reason: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     timestamp: datetime | None = None
     review: bool = False
+    hold_returning: bool = False
 
 
 @dataclass(frozen=True)
