@@ -20,6 +20,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from typing import Any, TypeVar
 
 from langgraph_chronomem._twins import in_thread
@@ -559,12 +560,14 @@ class VersionControl:
             scopes = [check_scope(scope, self.scope_depth)]
         found = Compaction((), dry_run=dry_run)
         for sc in scopes:  # a transaction each: no scope waits for another's
-            done = self._write(
-                lambda tx, sc=sc: tx.compact(
-                    sc, keep_last=keep_last, keep_after=after, dry_run=dry_run
-                ),
-                rehearse=dry_run,
+            compact = partial(
+                LogTransaction.compact,
+                scope=sc,
+                keep_last=keep_last,
+                keep_after=after,
+                dry_run=dry_run,
             )
+            done = self._write(compact, rehearse=dry_run)
             found = replace(
                 found,
                 versions=found.versions + done.versions,

@@ -73,13 +73,14 @@ def describe_change(change: Change) -> str:
     old = _side(change.old, change.old_erased)
     new = _side(change.new, change.new_erased)
     kind = change.kind
-    if change.old is change.new is change.old_erased is change.new_erased is None:
+    erased = change.old_erased or change.new_erased
+    if change.old is None and change.new is None and not erased:
         return f"no change to {change.path}"
     if kind == "created":
         return f"created {change.path}: {new}"
     if kind == "deleted":
         return f"deleted {change.path} (was {old})"
-    if change.old_erased or change.new_erased:
+    if erased:
         return f"updated {change.path}: {old} -> {new}"
     assert change.old is not None and change.new is not None
     if len(change.old) == 1 and change.old.keys() == change.new.keys():

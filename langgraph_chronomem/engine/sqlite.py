@@ -708,7 +708,7 @@ class SqliteEngine:
             self._wait_like_sqlite()
             self.conn.execute("VACUUM")
             busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            return busy == 0
+            return int(busy) == 0
 
     def _check_open(self) -> None:
         if self._closed:
