@@ -140,6 +140,8 @@ def _line(candidate: Candidate) -> str:
     who = f" by {commit.author}" if commit.author else ""
     if "source" in commit.labels:  # where the content came from, as data
         who += f" from {_quote(commit.labels['source'])}"
+    if "trust" in commit.labels:
+        who += f" (trust {_quote(commit.labels['trust'])})"
     what = "; ".join(_said(c) for c in candidate.changes) or commit.summary
     if candidate.action == "rollback":
         count = len(candidate.diff)

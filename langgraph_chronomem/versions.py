@@ -88,6 +88,7 @@ class VersionControl:
         author: str | None = None,
         op: str | None = None,
         source: str | None = None,
+        trust: str | None = None,
         run_id: str | None = None,
         thread_id: str | None = None,
         node: str | None = None,
@@ -103,6 +104,8 @@ class VersionControl:
             op: Only commits of this op (`put`, `rollback`, `expire`…).
             source: Only commits labelled with this source
                 (`commit_context(labels={"source": ...})`).
+            trust: Only commits labelled with this trust level
+                (`commit_context(labels={"trust": "low"})`).
             run_id: Only commits of this LangGraph run.
             thread_id: Only commits of this thread's runs.
             node: Only commits made by this graph node.
@@ -120,7 +123,7 @@ class VersionControl:
         check_moment("until", until)
         sc = check_scope(scope, self.scope_depth)
         labels = _label_filters(
-            source=source, run_id=run_id, thread_id=thread_id, node=node
+            source=source, trust=trust, run_id=run_id, thread_id=thread_id, node=node
         )
         with self._engine.transaction(write=False) as tx:
             return tx.log(
@@ -280,6 +283,7 @@ class VersionControl:
         thread_id: str | None = None,
         node: str | None = None,
         source: str | None = None,
+        trust: str | None = None,
         written_by: str | None = None,
         force: bool = False,
         dry_run: bool = False,
@@ -318,6 +322,7 @@ class VersionControl:
             thread_id: Commits of this thread's runs.
             node: Commits made by this graph node.
             source: Commits labelled with this source.
+            trust: Commits labelled with this trust level.
             written_by: Commits by this author.
             force: Revert items changed since by others too (their later
                 values are overwritten).
@@ -333,12 +338,13 @@ class VersionControl:
             InvalidRequestError: If no filter is given, or one is not a string.
         """
         given = _label_filters(
-            run_id=run_id, thread_id=thread_id, node=node, source=source
+            run_id=run_id, thread_id=thread_id, node=node, source=source, trust=trust
         )
         _label_filters(written_by=written_by)
         if not given and written_by is None:
             raise InvalidRequestError(
-                "name what to revert: run_id, thread_id, node, source or written_by"
+                "name what to revert: run_id, thread_id, node, source, trust or "
+                "written_by"
             )
 
         def matches(labels: Mapping[str, Any], who: str | None) -> bool:

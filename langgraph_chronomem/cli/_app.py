@@ -86,6 +86,7 @@ LABEL_FLAGS = {
     "thread": "thread_id",
     "node": "node",
     "source": "source",
+    "trust": "trust",
 }
 
 

@@ -30,25 +30,34 @@ def value_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=False)
 
 
+# Labels that say where content came from and how far to trust it: a column
+# each in `log` and `history`, shown when any row carries it.
+_PROVENANCE = ("source", "trust")
+
+
+def _provenance(rows: Sequence[Commit] | Sequence[ItemVersion]) -> list[str]:
+    """The provenance labels any of these rows carries, in `_PROVENANCE` order."""
+    return [name for name in _PROVENANCE if any(name in r.labels for r in rows)]
+
+
 def commit_table(commits: Sequence[Commit], *, title: str | None = None) -> Table:
     """Version, time, author, op, summary: one row per commit, as `log` shows them;
-    and where each came from (its `source` label) when any commit says so."""
-    sourced = any("source" in c.labels for c in commits)
+    and where each came from (its `source` and `trust` labels) when any says."""
+    shown = _provenance(commits)
     table = Table(title=title, title_justify="left", expand=False)
     table.add_column("Version", justify="right", no_wrap=True)
     table.add_column("Time (UTC)", no_wrap=True)
     table.add_column("Author")
-    if sourced:
-        table.add_column("Source")
+    for name in shown:
+        table.add_column(name.capitalize())
     table.add_column("Op", no_wrap=True)
     table.add_column("Summary", overflow="fold")
     for c in commits:
-        source = [Text(c.labels.get("source", ""))] if sourced else []
         table.add_row(
             Text(f"v{c.version}"),
             Text(timestamp(c.created_at)),
             Text(c.author or ""),
-            *source,
+            *(Text(c.labels.get(name, "")) for name in shown),
             Text(c.op),
             Text(c.summary),
         )
@@ -57,14 +66,15 @@ def commit_table(commits: Sequence[Commit], *, title: str | None = None) -> Tabl
 
 def history_table(versions: Sequence[ItemVersion], *, title: str) -> Table:
     """Version, time, author, op, value: one row per version of one item; and
-    where each came from (its commit's `source` label) when any says so."""
-    sourced = any("source" in v.labels for v in versions)
+    where each came from (its commit's `source` and `trust` labels) when any
+    says."""
+    shown = _provenance(versions)
     table = Table(title=title, title_justify="left")
     table.add_column("Version", justify="right", no_wrap=True)
     table.add_column("Time (UTC)", no_wrap=True)
     table.add_column("Author")
-    if sourced:
-        table.add_column("Source")
+    for name in shown:
+        table.add_column(name.capitalize())
     table.add_column("Op", no_wrap=True)
     table.add_column("Value", overflow="fold")
     for v in versions:
@@ -78,7 +88,7 @@ def history_table(versions: Sequence[ItemVersion], *, title: str) -> Table:
             Text(f"v{v.version}"),
             Text(timestamp(v.committed_at)),
             Text(v.author or ""),
-            *([Text(v.labels.get("source", ""))] if sourced else []),
+            *(Text(v.labels.get(name, "")) for name in shown),
             Text(v.op),
             value,
         )
