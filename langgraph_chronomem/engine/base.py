@@ -852,11 +852,7 @@ class LogTransaction:
                 if not force:
                     continue
             changed.append(Change(namespace, key, held, old))
-            restore.append(
-                _NewRow(ns, key, None, None)
-                if stays is None or (old is None and stays.erased is None)
-                else _restored(stays)
-            )
+            restore.append(_back_to(ns, key, stays))
         return _RevertPlan(
             tuple(sorted(matched)), restore, tuple(changed), tuple(conflicts)
         )
@@ -927,10 +923,7 @@ class LogTransaction:
                     )
                 )
             changes.append(Change(namespace, key, held, old))
-            if prev is None or (old is None and prev.erased is None):
-                restore.append(_NewRow(ns, key, None, None))
-            else:
-                restore.append(_restored(prev))  # a compacted one refuses
+            restore.append(_back_to(ns, key, prev))
         return restore, tuple(changes), tuple(conflicts)
 
     # -- review ---------------------------------------------------------------
@@ -1617,6 +1610,16 @@ def _task_of(labels: Mapping[str, Any]) -> tuple[str, str] | None:
     """The LangGraph task a commit's labels name (thread id, task id), if any."""
     thread, task = labels.get("thread_id"), labels.get("task_id")
     return (thread, task) if thread and task else None
+
+
+def _back_to(namespace: str, key: str, row: _Row | None) -> _NewRow:
+    """The row that brings an item back to `row`, what a revert restores:
+    its deletion when `row` is `None` (the item did not exist) or a deletion,
+    else `_restored(row)` (a redacted one comes back absent, a compacted one
+    refuses)."""
+    if row is None or (row.value is None and row.erased is None):
+        return _NewRow(namespace, key, None, None)
+    return _restored(row)
 
 
 def _restored(row: _Row) -> _NewRow:
