@@ -266,6 +266,28 @@ def test_requests_that_name_nothing_ask_for_nothing(request_: str) -> None:
     assert parse(request_, now=NOW).kind == "none"
 
 
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "thank you so much for remembering my allergy",
+        "Thanks for updating my address.",
+        "ok thanks, the knee is fine now",
+        "Well, all right then. Tess and I thank you.",
+        "cheers, the new job is going great",
+    ],
+)
+def test_thanks_that_names_a_memory_asks_for_nothing(request_: str) -> None:
+    """Gratitude with no command and no objection is not a request to undo,
+    though it names a memory."""
+    assert parse(request_, now=NOW).kind == "none"
+
+
+def test_thanks_with_an_objection_is_still_an_undo() -> None:
+    assert parse("thanks, but I'm allergic to cashews, not peanuts", now=NOW) == (
+        Intent("undo", "but I'm allergic to cashews, not peanuts")
+    )
+
+
 AT_AND_STILL = [
     ("go back to when I lived in Boston", "at", "I lived in Boston"),
     ("put things back the way they were when I was vegan", "at", "I was vegan"),

@@ -302,7 +302,9 @@ def test_memory_text_reaches_the_model_quoted_and_bounded(
     "request_",
     ["?", "ok", "thanks!", "cancel", "wrong", "what did you change?", "forget it",
      "forget my brother's birthday", "what did you remove?",
-     "did you delete my peanut allergy?", "why did you forget my gym?"],
+     "did you delete my peanut allergy?", "why did you forget my gym?",
+     "thank you so much for remembering my peanut allergy",
+     "thanks for noting the Osaka trip in April"],
 )  # fmt: skip
 def test_a_request_that_names_nothing_changes_nothing(
     fresh: ChronoStore, request_: str

@@ -453,6 +453,12 @@ _ASKS = re.compile(  # a question about what was done: "did you delete X?"
     r"|have|has|had|is|are|was|were)\s+(?:you|I|it|that|this|there)\b"
 )
 _ONE_QUESTION = re.compile(r"[^.!?]*\?+")
+_THANKS = re.compile(r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful)\b")
+_OBJECTS = re.compile(  # what a request with no command says is wrong
+    r"(?i)n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
+    r"|untrue|false|jok(?:e[sd]?|ing)|kidding|sarcas\w*|made\s+up|misheard|backwards"
+    r"|fix|correct|forget|lose|bin|chuck|get\s+(?:it|that|this|them)\s+(?:out|off))\b"
+)
 _WRONG = re.compile(
     r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
     r"|joking|kidding|shouldn't|misheard|made\s+up)\b"
@@ -501,6 +507,8 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
         if not topic or (asks and not removed):
             return Intent("none", "", window)
+        if _THANKS.search(plain) and not removed and not _OBJECTS.search(plain):
+            return Intent("none", "", window)  # "thanks for remembering my allergy"
         return Intent("restore" if removed else "undo", topic, window)
     rest = text[match.end() :]
     if match.lastgroup == "back":
