@@ -29,7 +29,9 @@ ALICE = ("memories", "alice")
     ],
     ids=repr,
 )
-def test_values_that_are_not_json_objects_are_refused(store: ChronoStore, value: Any) -> None:
+def test_values_that_are_not_json_objects_are_refused(
+    store: ChronoStore, value: Any
+) -> None:
     store.put(ALICE, "kept", {"v": 1})
     with pytest.raises(InvalidValueError):
         store.batch([PutOp(ALICE, "other", {"v": 2}), PutOp(ALICE, "bad", value)])
@@ -42,7 +44,9 @@ def test_error_names_where_the_bad_float_is(store: ChronoStore) -> None:
         store.put(ALICE, "bad", {"nested": {"deep": [1.0, float("inf")]}})
 
 
-def test_dates_and_uuids_are_stored_like_langgraphs_own_stores(store: ChronoStore) -> None:
+def test_dates_and_uuids_are_stored_like_langgraphs_own_stores(
+    store: ChronoStore,
+) -> None:
     when = datetime(2024, 2, 29, 12, 0, tzinfo=timezone.utc)
     ident = uuid.UUID("12345678-1234-5678-1234-567812345678")
     store.put(ALICE, "a", {"when": when, "id": ident})

@@ -36,13 +36,17 @@ def recall(state: State, config: RunnableConfig, runtime: Runtime) -> dict[str, 
     return {"seen": item.value["city"] if item else "nowhere"}
 
 
-async def aremember(state: State, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
+async def aremember(
+    state: State, config: RunnableConfig, runtime: Runtime
+) -> dict[str, Any]:
     if "city" in state:
         await runtime.store.aput(_namespace(config), "city", {"city": state["city"]})
     return {}
 
 
-async def arecall(state: State, config: RunnableConfig, runtime: Runtime) -> dict[str, Any]:
+async def arecall(
+    state: State, config: RunnableConfig, runtime: Runtime
+) -> dict[str, Any]:
     item = await runtime.store.aget(_namespace(config), "city")
     return {"seen": item.value["city"] if item else "nowhere"}
 
@@ -83,11 +87,16 @@ def test_commits_carry_the_runs_thread_checkpoint_and_node(store: ChronoStore) -
     assert labels["thread_id"] == "thread-7"
     assert labels["node"] == "remember"
     assert labels["run_id"] == "8f2b7c1e-0000-4000-8000-000000000001"
-    checkpoints = [s.config["configurable"]["checkpoint_id"] for s in graph.get_state_history(config)]
+    checkpoints = [
+        s.config["configurable"]["checkpoint_id"]
+        for s in graph.get_state_history(config)
+    ]
     assert labels["checkpoint_id"] in checkpoints
 
 
-def test_after_a_rollback_the_next_run_reads_the_restored_memory(store: ChronoStore) -> None:
+def test_after_a_rollback_the_next_run_reads_the_restored_memory(
+    store: ChronoStore,
+) -> None:
     graph = _graph(store)
     graph.invoke({"city": "Boston"}, _config("alice", "t1"))
     graph.invoke({"city": "NYC"}, _config("alice", "t1"))
@@ -104,7 +113,9 @@ async def test_async_nodes_use_the_async_store_methods(astore: ChronoStore) -> N
 
 
 @tool
-def save_city(city: str, user_id: str, store: Annotated[BaseStore, InjectedStore()]) -> str:
+def save_city(
+    city: str, user_id: str, store: Annotated[BaseStore, InjectedStore()]
+) -> str:
     """Remember the user's city."""
     store.put(("memories", user_id), "city", {"city": city})
     return f"saved {city}"
@@ -114,7 +125,11 @@ def test_tools_get_the_store_through_langgraph_injection(store: ChronoStore) -> 
     def agent(state: MessagesState) -> dict[str, Any]:
         if isinstance(state["messages"][-1], ToolMessage):
             return {"messages": [AIMessage("done")]}
-        call = {"name": "save_city", "args": {"city": "Oslo", "user_id": "dan"}, "id": "c1"}
+        call = {
+            "name": "save_city",
+            "args": {"city": "Oslo", "user_id": "dan"},
+            "id": "c1",
+        }
         return {"messages": [AIMessage("", tool_calls=[call])]}
 
     builder = StateGraph(MessagesState)

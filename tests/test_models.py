@@ -321,7 +321,9 @@ def test_pair_scorer_scores_are_the_encoders_cosine_whatever_the_batch(
         "from the shelter on Elm Street, vaccinated, loves the beach",
     ]
     ranker = load_ranker(PAIR_SCORER, offline / "flashrank")
-    alone = {t: rerank(ranker, query, [{"id": t, "text": t}])[0]["score"] for t in texts}
+    alone = {
+        t: rerank(ranker, query, [{"id": t, "text": t}])[0]["score"] for t in texts
+    }
     together = rerank(ranker, query, [{"id": t, "text": t} for t in texts])
 
     vectors = np.array(models.default_embedding_function()([query, *texts]))

@@ -6,7 +6,10 @@ from tests.conftest import NetworkAccessError
 
 
 def test_connecting_to_another_machine_fails_loudly() -> None:
-    with pytest.raises(NetworkAccessError), socket.create_connection(("203.0.113.1", 80), timeout=1):
+    with (
+        pytest.raises(NetworkAccessError),
+        socket.create_connection(("203.0.113.1", 80), timeout=1),
+    ):
         pass
 
 

@@ -26,7 +26,9 @@ ALICE = ("memories", "alice")
 BOB = ("memories", "bob")
 
 
-def _state(store: ChronoStore, scope: tuple[str, ...]) -> dict[tuple[tuple[str, ...], str], dict]:
+def _state(
+    store: ChronoStore, scope: tuple[str, ...]
+) -> dict[tuple[tuple[str, ...], str], dict]:
     return {(i.namespace, i.key): i.value for i in store.search(scope, limit=1000)}
 
 
@@ -46,7 +48,9 @@ def test_every_write_is_a_gap_free_version(store: ChronoStore) -> None:
 
 def test_commit_describes_its_changes(store: ChronoStore) -> None:
     store.put(ALICE, "city", {"city": "Boston"})
-    with store.commit_context(author="agent", reason="user moved", labels={"session": "s1"}):
+    with store.commit_context(
+        author="agent", reason="user moved", labels={"session": "s1"}
+    ):
         store.put(ALICE, "city", {"city": "Paris"})
     commit = store.show(ALICE, 2)
     assert commit.summary == "updated memories/alice/city: Boston -> Paris"
@@ -70,8 +74,16 @@ def test_commit_context_nests_and_restores(store: ChronoStore) -> None:
         store.put(ALICE, "y", {"v": 1})
     store.put(ALICE, "z", {"v": 1})
     third, second, first = store.log(ALICE)
-    assert (first.author, first.reason, dict(first.labels)) == ("outer", "inner", {"a": "1", "b": "2"})
-    assert (second.author, second.reason, dict(second.labels)) == ("outer", None, {"a": "1"})
+    assert (first.author, first.reason, dict(first.labels)) == (
+        "outer",
+        "inner",
+        {"a": "1", "b": "2"},
+    )
+    assert (second.author, second.reason, dict(second.labels)) == (
+        "outer",
+        None,
+        {"a": "1"},
+    )
     assert (third.author, third.reason) == (None, None)
 
 
@@ -87,7 +99,7 @@ def test_one_batch_is_one_commit_per_scope(store: ChronoStore) -> None:
     store.batch(
         [
             PutOp(ALICE, "a", {"v": 1}),
-            PutOp(ALICE + ("food",), "b", {"v": 2}),
+            PutOp((*ALICE, "food"), "b", {"v": 2}),
             PutOp(BOB, "a", {"v": 3}),
             PutOp(ALICE, "a", {"v": 4}),
         ]
@@ -114,13 +126,15 @@ def test_scopes_are_separate_timelines(store: ChronoStore) -> None:
     assert store.head(ALICE) == 1 and store.head(BOB) == 2
     store.rollback(ALICE, to=0)
     assert store.get(BOB, "city").value == {"city": "Oslo"}
-    assert [c.summary for c in store.log(ALICE)][-1] == "created memories/alice/city: Boston"
+    assert [c.summary for c in store.log(ALICE)][
+        -1
+    ] == "created memories/alice/city: Boston"
     assert all(c.scope == BOB for c in store.log(BOB))
 
 
 def test_scope_may_be_given_as_any_namespace_inside_it(store: ChronoStore) -> None:
-    store.put(ALICE + ("food",), "likes", {"v": "pasta"})
-    assert store.head(ALICE + ("food",)) == store.head(ALICE) == 1
+    store.put((*ALICE, "food"), "likes", {"v": "pasta"})
+    assert store.head((*ALICE, "food")) == store.head(ALICE) == 1
 
 
 def test_log_filters(store: ChronoStore) -> None:
@@ -133,7 +147,10 @@ def test_log_filters(store: ChronoStore) -> None:
     assert [c.version for c in store.log(ALICE, limit=2)] == [3, 2]
     assert [c.version for c in store.log(ALICE, author="importer")] == [1]
     assert [c.version for c in store.log(ALICE, until=old + timedelta(days=1))] == [1]
-    assert [c.version for c in store.log(ALICE, since=old + timedelta(days=1))] == [3, 2]
+    assert [c.version for c in store.log(ALICE, since=old + timedelta(days=1))] == [
+        3,
+        2,
+    ]
 
 
 def test_history_lists_every_version_of_an_item(store: ChronoStore) -> None:
@@ -158,23 +175,31 @@ def test_diff_between_versions(store: ChronoStore) -> None:
     store.put(ALICE, "city", {"city": "Paris"})
     store.put(ALICE, "city", {"city": "Boston"})
     forward = {c.key: (c.old, c.new) for c in store.diff(ALICE, 1, 3)}
-    assert forward == {"city": ({"city": "Boston"}, {"city": "Paris"}), "pet": (None, {"pet": "cat"})}
+    assert forward == {
+        "city": ({"city": "Boston"}, {"city": "Paris"}),
+        "pet": (None, {"pet": "cat"}),
+    }
     backward = {c.key: (c.old, c.new) for c in store.diff(ALICE, 3, 1)}
-    assert backward == {"city": ({"city": "Paris"}, {"city": "Boston"}), "pet": ({"pet": "cat"}, None)}
-    assert [c.key for c in store.diff(ALICE, 1, 4)] == ["pet"], "a value changed back is no difference"
+    assert backward == {
+        "city": ({"city": "Paris"}, {"city": "Boston"}),
+        "pet": ({"pet": "cat"}, None),
+    }
+    assert [c.key for c in store.diff(ALICE, 1, 4)] == ["pet"], (
+        "a value changed back is no difference"
+    )
     assert store.diff(ALICE, 2, 2) == []
 
 
 def test_as_of_reads_the_past_and_is_read_only(store: ChronoStore) -> None:
     store.put(ALICE, "city", {"city": "Boston"})
-    store.put(ALICE + ("food",), "likes", {"v": "pasta"})
+    store.put((*ALICE, "food"), "likes", {"v": "pasta"})
     store.put(ALICE, "city", {"city": "Paris"})
-    store.delete(ALICE + ("food",), "likes")
+    store.delete((*ALICE, "food"), "likes")
     past = store.as_of(ALICE, 2)
     assert past.get(ALICE, "city").value == {"city": "Boston"}
-    assert past.get(ALICE + ("food",), "likes").value == {"v": "pasta"}
+    assert past.get((*ALICE, "food"), "likes").value == {"v": "pasta"}
     assert sorted(i.key for i in past.search(("memories",))) == ["city", "likes"]
-    assert past.list_namespaces() == [ALICE, ALICE + ("food",)]
+    assert past.list_namespaces() == [ALICE, (*ALICE, "food")]
     assert store.as_of(ALICE, 0).search(ALICE) == []
     with pytest.raises(ReadOnlyError):
         past.put(ALICE, "city", {"city": "Rome"})
@@ -209,13 +234,16 @@ def test_rollback_restores_the_whole_scope_as_a_new_commit(store: ChronoStore) -
     assert {c.kind for c in commit.changes} == {"updated", "deleted", "created"}
     assert store.head(ALICE) == 6 and len(store.log(ALICE)) == 6, "nothing is lost"
     redo = store.rollback(ALICE, to=5)
-    assert _state(store, ALICE) == {(ALICE, "city"): {"city": "NYC"}, (ALICE, "pet"): {"pet": "dog"}}
+    assert _state(store, ALICE) == {
+        (ALICE, "city"): {"city": "NYC"},
+        (ALICE, "pet"): {"pet": "dog"},
+    }
     assert redo.version == 7
 
 
 def test_rollback_to_zero_empties_the_scope(store: ChronoStore) -> None:
     store.put(ALICE, "a", {"v": 1})
-    store.put(ALICE + ("x",), "b", {"v": 1})
+    store.put((*ALICE, "x"), "b", {"v": 1})
     store.rollback(ALICE, to=0)
     assert _state(store, ALICE) == {}
     assert store.list_namespaces(prefix=ALICE) == []
@@ -228,7 +256,10 @@ def test_revert_undoes_one_commit_and_keeps_later_ones(store: ChronoStore) -> No
     commit = store.revert(ALICE, 2, reason="wrong city")
     assert not isinstance(commit, RevertConflict)
     assert commit.op == "revert" and commit.target == 2
-    assert _state(store, ALICE) == {(ALICE, "city"): {"city": "Boston"}, (ALICE, "pet"): {"pet": "dog"}}
+    assert _state(store, ALICE) == {
+        (ALICE, "city"): {"city": "Boston"},
+        (ALICE, "pet"): {"pet": "dog"},
+    }
     undo_create = store.revert(ALICE, 3)
     assert not isinstance(undo_create, RevertConflict)
     assert store.get(ALICE, "pet") is None
@@ -243,7 +274,9 @@ def test_revert_reports_a_conflict_and_changes_nothing(store: ChronoStore) -> No
     (conflict,) = result.conflicts
     assert (conflict.key, conflict.later_versions) == ("city", (3,))
     assert "v3" in str(result)
-    assert store.head(ALICE) == 3 and store.get(ALICE, "city").value == {"city": "Paris"}
+    assert store.head(ALICE) == 3 and store.get(ALICE, "city").value == {
+        "city": "Paris"
+    }
 
 
 def test_reset_destroys_later_versions(store: ChronoStore) -> None:
@@ -296,10 +329,15 @@ def test_bad_version_and_scope_arguments_raise_and_change_nothing(
     assert store.head(ALICE) == 2 and store.get(ALICE, "a").value == {"v": 2}
 
 
-def test_version_not_found_is_a_key_error_with_a_readable_message(store: ChronoStore) -> None:
+def test_version_not_found_is_a_key_error_with_a_readable_message(
+    store: ChronoStore,
+) -> None:
     with pytest.raises(KeyError) as caught:
         store.show(ALICE, 1)
-    assert str(caught.value) == "memories/alice has no version 1; its versions are none yet (HEAD is 0)"
+    assert (
+        str(caught.value)
+        == "memories/alice has no version 1; its versions are none yet (HEAD is 0)"
+    )
 
 
 def test_reopening_keeps_history_and_scope_depth(store_path: Path) -> None:
