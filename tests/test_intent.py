@@ -282,6 +282,26 @@ def test_thanks_that_names_a_memory_asks_for_nothing(request_: str) -> None:
     assert parse(request_, now=NOW).kind == "none"
 
 
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "remember that I moved to Denver",
+        "please keep my allergy on file",
+        "save that my cat is called Miso",
+        "update my address to 5 Elm St",
+        "show me my Osaka trip",
+        "remind me about my trip to Osaka",
+    ],
+)
+def test_a_command_that_is_not_an_undo_asks_for_nothing(request_: str) -> None:
+    """Keeping, saving, updating or showing a memory is not undoing it."""
+    assert parse(request_, now=NOW).kind == "none"
+
+
+def test_an_undo_after_but_is_a_command() -> None:
+    assert parse("keep the gym but drop the cat", now=NOW) == Intent("undo", "the cat")
+
+
 def test_thanks_with_an_objection_is_still_an_undo() -> None:
     assert parse("thanks, but I'm allergic to cashews, not peanuts", now=NOW) == (
         Intent("undo", "but I'm allergic to cashews, not peanuts")

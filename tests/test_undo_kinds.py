@@ -304,7 +304,9 @@ def test_memory_text_reaches_the_model_quoted_and_bounded(
      "forget my brother's birthday", "what did you remove?",
      "did you delete my peanut allergy?", "why did you forget my gym?",
      "thank you so much for remembering my peanut allergy",
-     "thanks for noting the Osaka trip in April"],
+     "thanks for noting the Osaka trip in April",
+     "please keep my peanut allergy on file",
+     "remember that I am planning a trip to Osaka in April"],
 )  # fmt: skip
 def test_a_request_that_names_nothing_changes_nothing(
     fresh: ChronoStore, request_: str

@@ -302,7 +302,7 @@ _VERB = (
 )
 _CLAUSES = [
     re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-\s*)(?:{_VERB})\b"),
-    re.compile(rf"(?i)\b(?:and|so|then|just|now|to|you|let's)\s+(?:{_VERB})\b"),
+    re.compile(rf"(?i)\b(?:and|but|so|then|just|now|to|you|let's)\s+(?:{_VERB})\b"),
 ]
 _BACK_KEY = re.compile(
     r"(?i)\s*(?:(?:how|the\s+way)\s+(?:it|they|things|everything|it\s+all)\s+"
@@ -453,6 +453,10 @@ _ASKS = re.compile(  # a question about what was done: "did you delete X?"
     r"|have|has|had|is|are|was|were)\s+(?:you|I|it|that|this|there)\b"
 )
 _ONE_QUESTION = re.compile(r"[^.!?]*\?+")
+_OTHER_ASK = re.compile(  # a command that is not an undo: "remember that ...", "show me ..."
+    r"(?i)^(?:remember|save|note|add|keep|store|record|write|update|change|set|tell"
+    r"|show|remind|list|find|look|search|give|make|put\s+down)\b"
+)
 _THANKS = re.compile(r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful)\b")
 _OBJECTS = re.compile(  # what a request with no command says is wrong
     r"(?i)n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
@@ -507,8 +511,12 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
         if not topic or (asks and not removed):
             return Intent("none", "", window)
-        if _THANKS.search(plain) and not removed and not _OBJECTS.search(plain):
-            return Intent("none", "", window)  # "thanks for remembering my allergy"
+        if (
+            (_THANKS.search(plain) or _OTHER_ASK.match(text))
+            and not removed
+            and not _OBJECTS.search(plain)
+        ):  # "thanks for remembering my allergy", "remember that I moved"
+            return Intent("none", "", window)
         return Intent("restore" if removed else "undo", topic, window)
     rest = text[match.end() :]
     if match.lastgroup == "back":
