@@ -453,7 +453,7 @@ _ASKS = re.compile(  # a question about what was done: "did you delete X?"
     r"|have|has|had|is|are|was|were)\s+(?:you|I|it|that|this|there)\b"
 )
 _ONE_QUESTION = re.compile(r"[^.!?]*\?+")
-_OTHER_ASK = re.compile(  # a command that is not an undo: "remember that ...", "show me ..."
+_OTHER_ASK = re.compile(  # not an undo: "remember that ...", "show me ..."
     r"(?i)^(?:remember|save|note|add|keep|store|record|write|update|change|set|tell"
     r"|show|remind|list|find|look|search|give|make|put\s+down)\b"
 )
