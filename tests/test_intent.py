@@ -179,6 +179,8 @@ def test_undo(request_: str, topic: str) -> None:
 
 # "go back to before X": the whole memory as it was before X (a rollback)
 BEFORE = [
+    ("undo everything since I moved to NYC", "I moved to NYC"),
+    ("revert all changes after I met Tom", "I met Tom"),
     ("go back to before I moved to NYC", "I moved to NYC"),
     ("back to before the update about my job", "my job"),
     ("restore my memory from before the move", "the move"),
@@ -202,6 +204,8 @@ def test_before(request_: str, topic: str) -> None:
 
 # Asking for a change without an undo verb, or with framing around it
 FRAMED = [
+    ("can you not store my address", "my address"),
+    ("I'd prefer you not keep my salary", "my salary"),
     ("you shouldn't have saved that I hate my boss", "I hate my boss"),
     ("scrap the thing about my new bike", "my new bike"),
     ("get rid of the Mars plan", "the Mars plan"),
@@ -231,6 +235,10 @@ def test_framed_requests_are_undos(request_: str, topic: str) -> None:
 
 # Bring back what was removed or replaced: a restore, matched on what it replaced
 RESTORE = [
+    ("re-add the note about my cat", "my cat"),
+    ("undo deleting my cat", "my cat"),
+    ("reverse the removal of my dentist", "my dentist"),
+    ("can I have my old job title back", "my old job title"),
     ("restore the note about my dog", "my dog"),
     ("bring back the memory about my cat", "my cat"),
     ("restore what you removed about my dog", "my dog"),
@@ -254,6 +262,8 @@ def test_a_wrong_value_put_back_is_an_undo_of_it() -> None:
 
 
 NOTHING = [
+    "nice one", "never mind, leave it", "no changes please", "leave everything as it is",
+    "don't change anything",
     "", "?", "ok", "OK!", "thanks!", "thank you so much", "cancel", "wrong", "no",
     "never mind", "forget it", "what did you change?", "what do you remember about me?",
     "did you save that?", "that's not right", "ok thanks, that's all for tonight",

@@ -288,14 +288,14 @@ _VERB = (
     rf"|(?:put|set|get|bring|turn)\s+(?:{_WHOM}\s+)?back\s+(?:to\s+)?(?:the\s+way"
     r"|how)\s+(?:it|they|things|everything)\s+(?:was|were)(?=\s+(?:when|before)\b)"
     r"|back\s+(?=when\b)|(?:to\s+)?(?=(?:the\s+(?:time|days?)\s+)?when\b))"
-    r"|(?P<restore>restore|recover|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
+    r"|(?P<restore>restore|recover|re-?add|re-?save|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
     r"\s+back)"
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
     r"|scratch|scrap|ditch|trash|toss|wipe|purge|nuke|unlearn|unsave|unremember"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid\s+of|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
     r"|take\s+(?:it|that|this|them)\s+(?:out|off)"
-    r"|stop\s+remembering|(?:don't|do\s+not|no\s+need\s+to)(?:\s+need\s+to)?\s+"
+    r"|stop\s+remembering|(?:don't|do\s+not|not|no\s+need\s+to)(?:\s+need\s+to)?\s+"
     r"(?:remember|keep|save|store|know)|you\s+shouldn't\s+have\s+(?:saved|stored|kept|remembered|noted|added"
     r"|written(?:\s+down)?|recorded)|shouldn't\s+be\s+(?:saved|stored|in\s+there)"
     r"|(?:take|change|set|roll|go)\s+(?:it|that|this|me|us|things)\s+back)"
@@ -431,7 +431,8 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
 _GIVE_BACK = re.compile(  # "put my old job back", "I need those notes again"
     r"(?i)\b(?:(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
     r"|those|him|her)\s+back|(?:put|bring|get|add)\s+(?:(?P<obj>[^,.!?;]{1,60}?)\s+)?"
-    r"back\b(?!\s+(?:to|when)\b)(?:\s+in(?:\s+there)?)?|(?:want|need)\s+"
+    r"back\b(?!\s+(?:to|when)\b)(?:\s+in(?:\s+there)?)?|(?:can|could|may)\s+I\s+"
+    r"(?:have|get)\s+(?P<had>[^,.!?;]{1,60}?)\s+back\b(?!\s+(?:to|when)\b)|(?:want|need)\s+"
     r"(?P<wanted>[^,.!?;]{1,60}?)\s+(?:back|again)\b(?!\s+(?:to|when)\b))"
 )
 _REMOVED = re.compile(  # "you deleted ...": what a restore brings back follows
@@ -439,10 +440,27 @@ _REMOVED = re.compile(  # "you deleted ...": what a restore brings back follows
     r"|cleared|took\s+out|took\s+off|got\s+rid\s+of|forgot|lost|threw\s+out)\b"
 )
 _PRONOUN = re.compile(r"(?i)^(?:it|that|this|them|those|these)\b")
+_REMOVAL = re.compile(  # "undo deleting X", "reverse the removal of X": a restore
+    r"(?i)^(?:(?:the|that|your|my)\s+)?(?:deleting|removing|erasing|forgetting"
+    r"|dropping|wiping|deletion\s+of|removal\s+of)\s+"
+)
+_SINCE = re.compile(  # "undo everything since X": everything after it, so before X
+    r"(?i)^(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?"
+    r"|every\s+change|whatever\s+(?:you|I)\s+\w+)\s+(?:since|after)\s+"
+)
+_UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
+    (_REMOVAL, "restore"),
+    (_SINCE, "before"),
+)
 _OBJECT_PRONOUN = re.compile(r"(?i)\s(?:it|that|this|them)\s")  # "take that out"
 _NOTHING = re.compile(  # a whole request that asks for no change
-    r"(?i)^(?:cancel|stop|abort|never\s*mind|nvm|forget\s+(?:it|about\s+it)|no|nope"
-    r"|ok(?:ay)?|k|fine|sure|yes|yeah|yep|cool|great|good|wrong|hm+|huh|what)?$"
+    r"(?i)^(?:(?:never\s*mind|nvm|no|nope|ok(?:ay)?)[,.!]?\s*)?"
+    r"(?:cancel|stop|abort|never\s*mind|nvm|forget\s+(?:it|about\s+it)|no|nope"
+    r"|ok(?:ay)?|k|fine|sure|yes|yeah|yep|cool|great|good|nice(?:\s+one)?|perfect"
+    r"|awesome|lovely|all\s+good|wrong|hm+|huh|what|no\s+changes"
+    r"|leave\s+(?:it|that|them|everything|things|it\s+all)(?:\s+(?:alone|be|as\s+"
+    r"(?:it\s+is|they\s+are|is)))?|(?:don't|do\s+not)\s+(?:change|touch|undo)\s+"
+    r"(?:anything|a\s+thing|it|that))?$"
 )
 _QUESTION = re.compile(
     r"(?i)(?:\?\s*$|^(?:what|which|who|when|where|why|how|did|do|does|is|are|was"
@@ -496,7 +514,7 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     plain = _plain(request)
     text, window = _take_time(_POLITE.sub(" ", plain), now)
     text = _clean(text)
-    if _NOTHING.match(_clean(plain)):
+    if _NOTHING.match(_clean(_POLITE.sub(" ", plain))):
         return Intent("none", "", window)
     text = _PREFACE.sub("", text, count=1)
     if _ASKS.match(text) and _ONE_QUESTION.fullmatch(plain.strip()):
@@ -536,13 +554,18 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         return Intent("at" if window else "redo", "", window)
     if window and window.start and _ALL.fullmatch(_clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
+    rest = _clean(rest)
+    for pattern, kind in _UNDO_OF:
+        found = pattern.match(rest)
+        if found and _topic(rest[found.end() :]):
+            return Intent(kind, _topic(rest[found.end() :]), window)
     return Intent("undo", topic or before, window)
 
 
 def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Intent:
     """ "Put my old job back", "you deleted X, I want it back": a restore of X, or
     an undo when X is called wrong ("you got X wrong, put it back")."""
-    named = give["obj"] or give["wanted"] or ""
+    named = give["obj"] or give["wanted"] or give["had"] or ""
     if _PRONOUN.match(named) or named.lower() in ("him", "her"):
         named = ""
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]
