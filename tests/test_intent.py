@@ -235,6 +235,9 @@ def test_framed_requests_are_undos(request_: str, topic: str) -> None:
 
 # Bring back what was removed or replaced: a restore, matched on what it replaced
 RESTORE = [
+    ("gimme back my old address", "my old address"),
+    ("u deleted the cat thing, undo that", "cat"),
+    ("you removed my gym, please undo it", "my gym"),
     ("re-add the note about my cat", "my cat"),
     ("undo deleting my cat", "my cat"),
     ("reverse the removal of my dentist", "my dentist"),
@@ -262,8 +265,8 @@ def test_a_wrong_value_put_back_is_an_undo_of_it() -> None:
 
 
 NOTHING = [
-    "nice one", "never mind, leave it", "no changes please", "leave everything as it is",
-    "don't change anything",
+    "nice one", "never mind, leave it", "no changes please",
+    "leave everything as it is", "don't change anything",
     "", "?", "ok", "OK!", "thanks!", "thank you so much", "cancel", "wrong", "no",
     "never mind", "forget it", "what did you change?", "what do you remember about me?",
     "did you save that?", "that's not right", "ok thanks, that's all for tonight",

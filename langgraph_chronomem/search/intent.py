@@ -430,10 +430,12 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
 
 _GIVE_BACK = re.compile(  # "put my old job back", "I need those notes again"
     r"(?i)\b(?:(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
-    r"|those|him|her)\s+back|(?:put|bring|get|add)\s+(?:(?P<obj>[^,.!?;]{1,60}?)\s+)?"
+    r"|those|him|her)\s+back|(?:put|bring|get|add|give\s+me|gimme)\s+"
+    r"(?:(?P<obj>[^,.!?;]{1,60}?)\s+)?"
     r"back\b(?!\s+(?:to|when)\b)(?:\s+in(?:\s+there)?)?|(?:can|could|may)\s+I\s+"
-    r"(?:have|get)\s+(?P<had>[^,.!?;]{1,60}?)\s+back\b(?!\s+(?:to|when)\b)|(?:want|need)\s+"
-    r"(?P<wanted>[^,.!?;]{1,60}?)\s+(?:back|again)\b(?!\s+(?:to|when)\b))"
+    r"(?:have|get)\s+(?P<had>[^,.!?;]{1,60}?)\s+back\b(?!\s+(?:to|when)\b)"
+    r"|(?:want|need)\s+(?P<wanted>[^,.!?;]{1,60}?)\s+(?:back|again)\b"
+    r"(?!\s+(?:to|when)\b))"
 )
 _REMOVED = re.compile(  # "you deleted ...": what a restore brings back follows
     r"(?i)\byou(?:'ve|\s+have)?\s+(?:just\s+)?(?:deleted|removed|dropped|wiped|erased"
@@ -554,6 +556,8 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         return Intent("at" if window else "redo", "", window)
     if window and window.start and _ALL.fullmatch(_clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
+    if not topic and before and _REMOVED.search(text[: match.start()]):
+        return Intent("restore", before, window)  # "you deleted X, undo that"
     rest = _clean(rest)
     for pattern, kind in _UNDO_OF:
         found = pattern.match(rest)
