@@ -311,6 +311,10 @@ def test_a_command_that_is_not_an_undo_asks_for_nothing(request_: str) -> None:
     assert parse(request_, now=NOW).kind == "none"
 
 
+def test_change_and_an_id_is_still_a_change_id() -> None:
+    assert parse("change 3.1", now=NOW) == Intent("undo", "change 3.1")
+
+
 def test_an_undo_after_but_is_a_command() -> None:
     assert parse("keep the gym but drop the cat", now=NOW) == Intent("undo", "the cat")
 

@@ -476,6 +476,7 @@ _ONE_QUESTION = re.compile(r"[^.!?]*\?+")
 _OTHER_ASK = re.compile(  # not an undo: "remember that ...", "show me ..."
     r"(?i)^(?:remember|save|note|add|keep|store|record|write|update|change|set|tell"
     r"|show|remind|list|find|look|search|give|make|put\s+down)\b"
+    r"(?!\s+[#v]?\d+(?:\.\d+)?$)"  # "change 3.1" is a change id
 )
 _THANKS = re.compile(r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful)\b")
 _OBJECTS = re.compile(  # what a request with no command says is wrong
