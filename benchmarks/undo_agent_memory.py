@@ -52,6 +52,7 @@ if __package__ in (None, ""):  # run as `python benchmarks/undo_agent_memory.py`
 
 from benchmarks.agent_memory.data import (
     DATA,
+    LAYOUTS,
     Request,
     User,
     gold_of,
@@ -121,12 +122,14 @@ def run(
     overrides: dict[str, Any],
     directory: Path,
     stores: Stores | None = None,
+    layout: str = "manage_memory",
 ) -> list[dict[str, Any]]:
-    """Ingest every user into one store, resolve every request with every system."""
+    """Ingest every user into one store (values in LangMem's `layout`), resolve
+    every request with every system."""
     stores = stores or Stores()
     path = directory / "store"
     with stores.open(path, scope_depth=2, build=True) as store:
-        keys = {u.user: ingest(store, u) for u in users}
+        keys = {u.user: ingest(store, u, layout) for u in users}
         store.resolve(users[0].scope, "undo the update about the weather")  # catch-up
     by_user = {u.user: u for u in users}
     records = []
@@ -356,6 +359,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--requests", choices=tuple(REQUEST_SETS), default="written",
         help="the requests as people wrote them, or as an agent restated them",
     )  # fmt: skip
+    parser.add_argument(
+        "--layout", choices=LAYOUTS, default="manage_memory",
+        help="values as LangMem's manage_memory tool writes them, or wrapped as "
+        "its background memory manager (create_memory_store_manager) does",
+    )  # fmt: skip
     parser.add_argument("--resolver", nargs="+", default=[], metavar="FIELD=VALUE")
     parser.add_argument("--quick", action="store_true", help="two users, default only")
     parser.add_argument("--out", type=Path)
@@ -378,7 +386,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp, Stores(args.postgres) as stores:
         machine = machine_info(Path(tmp), (*PACKAGES, "chromadb", "FlashRank"))
         machine["engine"] = stores.engine
-        records = run(users, requests, systems, overrides, Path(tmp), stores)
+        records = run(
+            users, requests, systems, overrides, Path(tmp), stores, args.layout
+        )
     command = shlex.join(
         ["python", "benchmarks/undo_agent_memory.py", *(argv or sys.argv[1:])]
     )

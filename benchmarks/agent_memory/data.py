@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from langgraph.store.base import PutOp
 
@@ -134,9 +135,22 @@ def load_users(root: Path = DATA, names: Iterable[str] | None = None) -> list[Us
     return users
 
 
-def ingest(store: ChronoStore, user: User) -> dict[str, tuple[int, str]]:
-    """Write `user`'s history, one `batch` per event; return each write's
-    (version, key).
+LAYOUTS = ("manage_memory", "store_manager")
+
+
+def stored(content: str, layout: str) -> dict[str, Any]:
+    """A memory's value as LangMem writes it: `manage_memory` stores
+    `{"content": ...}`; the background `create_memory_store_manager` wraps it as
+    `{"kind": "Memory", "content": {"content": ...}}`."""
+    value = {"content": content}
+    return value if layout == "manage_memory" else {"kind": "Memory", "content": value}
+
+
+def ingest(
+    store: ChronoStore, user: User, layout: str = "manage_memory"
+) -> dict[str, tuple[int, str]]:
+    """Write `user`'s history, one `batch` per event, its values in `layout`;
+    return each write's (version, key).
 
     Raises:
         AssertionError: If an event did not make exactly one commit holding
@@ -154,7 +168,7 @@ def ingest(store: ChronoStore, user: User) -> dict[str, tuple[int, str]]:
             key = str(
                 uuid.uuid5(_KEYS, f"{user.user}/{w.handle}/{generation[w.handle]}")
             )
-            value = None if w.content is None else {"content": w.content}
+            value = None if w.content is None else stored(w.content, layout)
             ops.append(PutOp(user.scope, key, value))
             (live.discard if w.content is None else live.add)(w.handle)
             keys[w.ref] = (version, key)

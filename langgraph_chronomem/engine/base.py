@@ -28,7 +28,11 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from langgraph_chronomem.engine.describe import ChangeText, change_text
+from langgraph_chronomem.engine.describe import (
+    CHANGE_TEXT_VERSION,
+    ChangeText,
+    change_text,
+)
 from langgraph_chronomem.engine.sql import Cursor, Dialect
 from langgraph_chronomem.engine.types import (
     Change,
@@ -84,6 +88,8 @@ COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact", "approve", "reject")
 # The `chronomem_meta` setting naming the commit `source` label whose writes
 # land as proposals (`require_review`).
 REVIEW_SOURCE = "review_source"
+# The setting recording which `change_text` derivation the word index holds.
+_CHANGE_TEXT = "change_text"
 _CHUNK = 500  # keeps every IN (...) list under any driver's parameter limit
 
 
@@ -1462,8 +1468,12 @@ class LogTransaction:
 
         The index is a projection with a mark like any other: writes skip it (it
         would double a put's pages), and searches call this first, so BM25 always
-        sees every change. Needs a write transaction.
+        sees every change. Needs a write transaction. An index made from an
+        earlier derivation of the text (`CHANGE_TEXT_VERSION`) is made again.
         """
+        if self.meta(_CHANGE_TEXT) != str(CHANGE_TEXT_VERSION):
+            self._clear_changes()
+            self.set_meta(_CHANGE_TEXT, str(CHANGE_TEXT_VERSION))
         seq, _ = self.cur.execute(self.sql.PROJECTION, (FULL_TEXT,)).fetchone() or (
             0,
             "",
@@ -1481,9 +1491,12 @@ class LogTransaction:
 
     def reindex_changes(self) -> int:
         """Rebuild the full-text change index from the log."""
+        self._clear_changes()
+        return self.index_changes()
+
+    def _clear_changes(self) -> None:
         self.cur.execute(self.sql.CLEAR_CHANGES)
         self.cur.execute(self.sql.SAVE_PROJECTION, (0, "[]", FULL_TEXT))
-        return self.index_changes()
 
     def show(self, scope: Namespace, version: int) -> Commit:
         """One commit."""

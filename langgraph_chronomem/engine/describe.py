@@ -21,6 +21,7 @@ import orjson
 from langgraph_chronomem.engine.types import Change, Op
 
 __all__ = [
+    "CHANGE_TEXT_VERSION",
     "ChangeText",
     "change_text",
     "describe_change",
@@ -32,18 +33,45 @@ __all__ = [
 _MAX_VALUE_CHARS = 80
 _MAX_LISTED_CHANGES = 3
 
+CHANGE_TEXT_VERSION = 2
+"""Which derivation of `change_text` the undo search's word index and change
+vectors hold; made again from the log when it moves. 2: LangMem's envelope
+unwrapped, empty fields left out."""
+
+
+def unwrapped(value: Any) -> Any:
+    """A stored value without LangMem's envelope: its memory manager stores
+    `{"kind": "Memory", "content": {...}}`, and the words are in `content`.
+
+        >>> unwrapped({"kind": "Memory", "content": {"content": "User likes tea"}})
+        {'content': 'User likes tea'}
+        >>> unwrapped({"kind": "bird", "name": "Kiwi"})
+        {'kind': 'bird', 'name': 'Kiwi'}
+    """
+    if (
+        isinstance(value, dict)
+        and value.keys() == {"kind", "content"}
+        and isinstance(value["kind"], str)
+    ):
+        return value["content"]
+    return value
+
 
 def render_value(value: Any) -> str:
     """Show a stored value in a few words.
 
     A mapping with a single field shows just that field's value; strings show
-    without quotes; anything long is cut with an ellipsis.
+    without quotes; LangMem's envelope is left out (`unwrapped`); anything long
+    is cut with an ellipsis.
 
         >>> render_value({"city": "Boston"})
         'Boston'
         >>> render_value({"city": "Boston", "since": 2019})
         '{"city":"Boston","since":2019}'
+        >>> render_value({"kind": "Memory", "content": {"content": "User likes tea"}})
+        'User likes tea'
     """
+    value = unwrapped(value)
     if isinstance(value, dict) and len(value) == 1:
         value = next(iter(value.values()))
     text = value if isinstance(value, str) else orjson.dumps(value).decode()
@@ -82,11 +110,14 @@ def describe_change(change: Change) -> str:
         return f"deleted {change.path} (was {old})"
     if erased:
         return f"updated {change.path}: {old} -> {new}"
-    assert change.old is not None and change.new is not None
-    if len(change.old) == 1 and change.old.keys() == change.new.keys():
-        before, after = render_value(change.old), render_value(change.new)
-        return f"updated {change.path}: {before} -> {after}"
-    return f"updated {change.path}: {_field_changes(change.old, change.new)}"
+    before, after = unwrapped(change.old), unwrapped(change.new)
+    if (
+        not isinstance(before, dict)
+        or not isinstance(after, dict)
+        or (len(before) == 1 and before.keys() == after.keys())
+    ):
+        return f"updated {change.path}: {render_value(before)} -> {render_value(after)}"
+    return f"updated {change.path}: {_field_changes(before, after)}"
 
 
 def _side(value: Any, erased: str | None) -> str:
@@ -142,19 +173,24 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
 
 
 def full_text(value: Any) -> str:
-    """Every word of a stored value, for searching: field names and values.
+    """Every word of a stored value, for searching: field names and values,
+    without LangMem's envelope (`unwrapped`) or fields that hold nothing.
 
     >>> full_text({"content": "User is allergic to peanuts"})
     'User is allergic to peanuts'
-    >>> full_text({"city": "Boston", "tags": ["home", "rent"]})
+    >>> full_text({"city": "Boston", "tags": ["home", "rent"], "zip": None})
     'city Boston tags home rent'
+    >>> full_text({"kind": "Memory", "content": {"content": "User likes tea"}})
+    'User likes tea'
     """
+    value = unwrapped(value)
     if value is None:
         return ""
     if isinstance(value, dict):
-        if len(value) == 1:
-            return full_text(next(iter(value.values())))
-        return " ".join(f"{name} {full_text(inner)}" for name, inner in value.items())
+        fields = {name: inner for name, inner in value.items() if inner is not None}
+        if len(fields) == 1:
+            return full_text(next(iter(fields.values())))
+        return " ".join(f"{name} {full_text(inner)}" for name, inner in fields.items())
     if isinstance(value, list):
         return " ".join(full_text(inner) for inner in value)
     return str(value)

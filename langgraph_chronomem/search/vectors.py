@@ -46,6 +46,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import get_text_at_path, tokenize_path
 
 from langgraph_chronomem.engine.base import ChangeRow, namespace_text, scope_key
+from langgraph_chronomem.engine.describe import CHANGE_TEXT_VERSION
 from langgraph_chronomem.engine.feed import (
     HeadRow,
     ProjectionFeed,
@@ -152,16 +153,21 @@ def _lags(feed: ProjectionFeed, name: str) -> bool:
 
 
 def collection_name(
-    kind: str, embedder: str, fields: Sequence[str] | None = None
+    kind: str,
+    embedder: str,
+    fields: Sequence[str] | None = None,
+    *,
+    text: int | None = None,
 ) -> str:
-    """The collection of `kind` for this embedder (and, for items, these fields):
-    a store opened with another model or other fields gets collections of its
-    own, never another's vectors.
+    """The collection of `kind` for this embedder (and, for items, these fields;
+    for changes, this `text` derivation): a store opened with another model or
+    other fields gets collections of its own, never another's vectors.
 
         >>> collection_name(CHANGES, "toy")
         'chronomem-changes-03fd904e5d6f'
     """
-    identity = json.dumps([embedder, None if fields is None else list(fields)])
+    made_of: list[Any] = [embedder, None if fields is None else list(fields)]
+    identity = json.dumps(made_of if text is None else [*made_of, text])
     return f"{kind}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
 
 
@@ -256,13 +262,18 @@ class VectorIndex:
         self._item_cap = 0
         self._counted: int | None = None  # the item count `present` read
         listed = self._call(client.list_collections)
-        retired = {c.name for c in listed} & set(_RETIRED)
+        # and the change vectors of an earlier `change_text` (1 was unnumbered)
+        earlier = [None, *range(2, CHANGE_TEXT_VERSION)]
+        older = {collection_name(CHANGES, embedder, text=t) for t in earlier}
+        retired = {c.name for c in listed} & {*_RETIRED, *older}
         for name in retired:
             self._call(partial(client.delete_collection, name))
         with engine.transaction(write=bool(retired)) as tx:
             for name in retired:
                 ProjectionFeed(tx).forget(name)
-        self.changes = self._collection(collection_name(CHANGES, embedder))
+        self.changes = self._collection(
+            collection_name(CHANGES, embedder, text=CHANGE_TEXT_VERSION)
+        )
         self.items = (
             None
             if item_fields is None
