@@ -26,6 +26,7 @@ from typing import Any
 
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.travel import TravelOps
 from langgraph_chronomem.search import resolve as resolve_module
 from langgraph_chronomem.search.resolve import Resolver
 from langgraph_chronomem.search.vectors import VectorIndex
@@ -174,7 +175,7 @@ def install(stores: list[ChronoStore], clock: StageClock) -> Callable[[], None]:
 
         return diff
 
-    patch(LogTransaction, "diff", timed_diff)
+    patch(TravelOps, "diff", timed_diff)  # LogTransaction inherits it
 
     for store in stores:
         search = store._search  # the benchmark reaches into the store on purpose

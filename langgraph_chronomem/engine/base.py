@@ -11,43 +11,51 @@ validity is empty (`valid_to = version`), so it shows in history but never in a
 read. HEAD is therefore the rows with `valid_to IS NULL`, and the state at
 version `v` the rows with `version <= v < valid_to`. A write touches only the
 rows it changes; a rollback only the rows written since its target.
+
+`LogTransaction` is the core here (scopes, reads, writes, reset, history) and
+three mixins, a module each: `travel.py` (diff, rollback, revert),
+`proposals.py` (review) and `forgetting.py` (redact, compact). `rows.py` holds
+what they share, below them all.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import hashlib
-import itertools
 import json
 import time
-import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
-from langgraph_chronomem.engine.describe import (
-    CHANGE_TEXT_VERSION,
-    ChangeText,
-    change_text,
+from langgraph_chronomem.engine.describe import CHANGE_TEXT_VERSION, change_text
+from langgraph_chronomem.engine.forgetting import REDACTED_REASON, ForgettingOps
+from langgraph_chronomem.engine.proposals import ProposalOps
+from langgraph_chronomem.engine.rows import (
+    ChangeRow,
+    _index_rows,
+    _NewRow,
+    _RawChange,
+    _Row,
+    _Written,
+    chunks,
+    namespace_from_text,
+    namespace_text,
+    scope_key,
+    scope_of,
+    scope_text,
 )
 from langgraph_chronomem.engine.sql import Cursor, Dialect
+from langgraph_chronomem.engine.travel import TravelOps, by_thread
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
     CommitMeta,
-    Compaction,
-    Conflict,
-    Erased,
     ItemVersion,
-    MatchedRevert,
     Namespace,
     Op,
     ProjectionStats,
-    Redaction,
-    RevertConflict,
     ScopeStats,
     StoredItem,
     StoreStats,
@@ -61,16 +69,19 @@ from langgraph_chronomem.engine.values import (
     utc,
 )
 from langgraph_chronomem.errors import (
-    CompactedError,
-    ScopeError,
     VersionError,
     VersionNotFound,
     WriteConflictError,
 )
 
 __all__ = [
+    "REDACTED_REASON",
     "ChangeRow",
     "LogTransaction",
+    "by_thread",
+    "chunks",
+    "namespace_from_text",
+    "namespace_text",
     "scope_key",
     "scope_of",
     "scope_text",
@@ -78,8 +89,6 @@ __all__ = [
 
 SYSTEM_AUTHOR = "system"
 FULL_TEXT = "full-text"  # the descriptor index's name in the projections table
-REDACTED_REASON = "[redacted]"  # what a commit reason `redact` erased reads
-_COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
 # The `held` label of a proposal made because it brought removed content back.
 HELD_RETURNING = "brings back removed content"
 # Ops that make a commit even when no item changed: what they undid, or erased,
@@ -90,112 +99,6 @@ COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact", "approve", "reject")
 REVIEW_SOURCE = "review_source"
 # The setting recording which `change_text` derivation the word index holds.
 _CHANGE_TEXT = "change_text"
-_CHUNK = 500  # keeps every IN (...) list under any driver's parameter limit
-
-
-def namespace_text(namespace: Namespace) -> str:
-    """Namespaces are stored dot-joined; LangGraph forbids dots inside labels."""
-    return ".".join(namespace)
-
-
-def scope_text(scope: Namespace) -> str:
-    """Scopes are stored like namespaces; the whole-store scope is ``""``."""
-    return ".".join(scope)
-
-
-def scope_key(scope: Namespace) -> str:
-    """One opaque word per scope, for full-text and vector filters.
-
-    >>> scope_key(("memories", "alice"))
-    'sf7e917d8240ba3269c70ca30'
-    """
-    return "s" + hashlib.sha1(scope_text(scope).encode()).hexdigest()[:24]
-
-
-def scope_of(namespace: Namespace, depth: int) -> Namespace:
-    """The scope a namespace (or a scope given as any namespace inside it) is in.
-
-        >>> scope_of(("memories", "alice", "food"), 2)
-        ('memories', 'alice')
-
-    Raises:
-        ScopeError: If the namespace is shorter than `depth`.
-    """
-    if len(namespace) < depth:
-        raise ScopeError(
-            f"namespace {namespace!r} is shorter than this store's scope_depth="
-            f"{depth}; give at least {depth} labels, e.g. ('memories', '<user_id>')"
-        )
-    return tuple(namespace[:depth])
-
-
-def namespace_from_text(text: str) -> Namespace:
-    """The inverse of `namespace_text`."""
-    return tuple(text.split(".")) if text else ()
-
-
-def chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
-
-
-@dataclass(frozen=True)
-class ChangeRow:
-    """One item change (one `items` row), where and when it was committed, and
-    the words it is found by."""
-
-    row_id: int
-    scope: Namespace
-    version: int
-    created_at: datetime
-    text: ChangeText
-
-
-@dataclass(frozen=True)
-class _Row:
-    """An `items` row as the restore paths need it."""
-
-    id: int
-    namespace: str
-    key: str
-    version: int
-    value: str | None
-    created_at: str | None
-    updated_at: str | None
-    ttl_minutes: float | None
-    index_fields: str | None
-    erased: Erased | None = None
-
-
-class _NewRow(NamedTuple):  # a tuple: one per written item, built in the hot path
-    """A row to write. `created_at=None` inherits it from the row it replaces."""
-
-    namespace: str
-    key: str
-    value: str | None
-    ttl_minutes: float | None
-    created_at: str | None = None
-    updated_at: str | None = None
-    index_fields: str | None = None
-
-
-_RawChange = tuple[str, str, "str | None", "str | None"]
-"""A change as written: namespace text, key, old and new value as JSON text."""
-
-
-class _Written(NamedTuple):
-    """What `LogTransaction._write` committed: a `Commit` before decoding."""
-
-    scope: Namespace
-    version: int
-    seq: int
-    parent: int | None
-    created_at: datetime
-    author: str | None
-    op: Op
-    changes: list[_RawChange]
-    labels: dict[str, str]
-    target: int | None
 
 
 def _record(written: _Written, meta: CommitMeta) -> Commit:
@@ -218,7 +121,7 @@ def _record(written: _Written, meta: CommitMeta) -> Commit:
     )
 
 
-class LogTransaction:
+class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
     """The log's operations inside one open database transaction.
 
     Args:
@@ -304,6 +207,13 @@ class LogTransaction:
             self.sql.COMMIT_SEQ, (scope_text(scope), version)
         ).fetchone()
         return row[0] if row else 0
+
+    def _op_of(self, scope: Namespace, version: int) -> str | None:
+        """The op of the scope's commit at `version`, if it has one."""
+        row = self.cur.execute(
+            self.sql.COMMIT_OP, (scope_text(scope), version)
+        ).fetchone()
+        return None if row is None else str(row[0])
 
     def check_version(self, scope: Namespace, version: int, *, allow_zero: bool) -> int:
         """Validate a version number against the scope's history; return HEAD."""
@@ -661,387 +571,7 @@ class LogTransaction:
         found = self.cur.execute(self.sql.ROW_LABELS, (row_id,)).fetchone()
         return found is not None and _task_of(json.loads(found[0])) == task
 
-    # -- time travel ----------------------------------------------------------
-
-    def _rows_since(
-        self, scope: Namespace, lo: int, hi: int
-    ) -> list[tuple[_Row | None, _Row]]:
-        """For each item written in versions (lo, hi]: (its row at lo, its row at hi).
-
-        The row at `lo` is `None` when the item did not exist then; the row at
-        `hi` has `value=None` when it does not exist at `hi`. Cost: the rows
-        written in (lo, hi], never the size of the scope.
-        """
-        ends = self.cur.execute(
-            self.sql.ITEM_ENDS_IN_RANGE, (scope_text(scope), lo, hi)
-        ).fetchall()
-        rows = self._rows_by_id([i for pair in ends for i in pair if i is not None])
-        pairs = []
-        for prev_id, last_id in ends:
-            old = rows.get(prev_id) if prev_id is not None else None
-            if old is not None and old.value is None and old.erased is None:
-                old = None  # a deletion: the item did not exist at `lo`
-            pairs.append((old, rows[last_id]))
-        return pairs
-
-    def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]:
-        rows = {}
-        for chunk in chunks(ids):
-            for rid, *rest in self.cur.execute(*self.sql.items_by_id(chunk)):
-                rows[rid] = _Row(rid, *rest)
-        return rows
-
-    def diff(self, scope: Namespace, v1: int, v2: int) -> list[Change]:
-        """What differs between the scope at `v1` and at `v2` (old = at v1)."""
-        self.check_version(scope, v1, allow_zero=True)
-        self.check_version(scope, v2, allow_zero=True)
-        lo, hi = sorted((v1, v2))
-        changes = []
-        for at_lo, at_hi in self._rows_since(scope, lo, hi):
-            was = at_lo.erased if at_lo else None
-            if at_lo and at_lo.value == at_hi.value and was == at_hi.erased:
-                continue  # the same JSON text: equal without decoding
-            old = decode_value(at_lo.value) if at_lo else None
-            new = decode_value(at_hi.value)
-            if old != new or was or at_hi.erased:
-                sides = [(old, was), (new, at_hi.erased)]
-                if v1 > v2:
-                    sides.reverse()
-                (old, was), (new, now) = sides
-                changes.append(
-                    Change(
-                        namespace_from_text(at_hi.namespace),
-                        at_hi.key,
-                        old,
-                        new,
-                        was,
-                        now,
-                    )
-                )
-        return changes
-
-    def rollback(self, scope: Namespace, to: int, meta: CommitMeta) -> Commit:
-        """Restore the scope to its state at `to`, as a new commit."""
-        head = self.check_version(scope, to, allow_zero=True)
-        if to == head:
-            raise VersionError(f"v{to} is already HEAD; there is nothing to roll back")
-        restore = []
-        for at_to, at_head in self._rows_since(scope, to, head):
-            if at_to is None:
-                if at_head.value is not None:
-                    restore.append(_NewRow(at_head.namespace, at_head.key, None, None))
-            elif _state(at_to) != _state(at_head):
-                restore.append(_restored(at_to))
-        commit = self._commit(scope, "rollback", restore, meta, target=to)
-        assert commit is not None
-        return commit
-
-    def revert(
-        self,
-        scope: Namespace,
-        version: int,
-        meta: CommitMeta,
-        *,
-        items: Sequence[tuple[Namespace, str]] | None = None,
-        force: bool = False,
-    ) -> Commit | RevertConflict:
-        """Undo one commit's changes (or only those to `items`) as a new commit.
-
-        Three-way: an item conflicts only when its value at HEAD differs from
-        what the commit wrote; then nothing is applied, unless `force`, which
-        restores it all the same. Items that already hold their old value are
-        left alone.
-        """
-        restore, _, conflicts = self._plan_revert(scope, version, items)
-        if conflicts and not force:
-            return RevertConflict(scope, version, conflicts)
-        if not restore:
-            raise VersionError(f"v{version}'s changes are already undone at HEAD")
-        commit = self._commit(scope, "revert", restore, meta, target=version)
-        assert commit is not None
-        return commit
-
-    def revert_thread(
-        self, scope: Namespace, thread_id: str, after_seq: int, meta: CommitMeta
-    ) -> Commit | None:
-        """Undo what commits labelled with `thread_id` changed in the scope
-        after commit `after_seq`, as one new commit; `None` if that changes
-        nothing. Other writers' changes stay: an item another thread (or a
-        person) wrote after the thread goes back to that write's value, and
-        an item it wrote over the thread's is left alone."""
-        plan = self.matching_revert_plan(scope, by_thread(thread_id), after_seq)
-        if not plan.restore:
-            return None
-        return self._commit(scope, "revert", plan.restore, meta)
-
-    def revert_matching(
-        self,
-        scope: Namespace,
-        matches: Callable[[Mapping[str, Any], str | None], bool],
-        meta: CommitMeta,
-        *,
-        force: bool = False,
-        dry_run: bool = False,
-    ) -> MatchedRevert:
-        """Undo every change of the scope's commits that `matches(labels,
-        author)`, as one commit (`matching_revert_plan` says how). Nothing is
-        written for a dry run, when nothing would change, or when other
-        writers changed an item since and not `force`."""
-        plan = self.matching_revert_plan(scope, matches, force=force)
-        done = MatchedRevert(scope, plan.versions, plan.changes, plan.conflicts)
-        if dry_run or not plan.restore or (plan.conflicts and not force):
-            return done
-        return replace(done, commit=self._commit(scope, "revert", plan.restore, meta))
-
-    def matching_revert_plan(
-        self,
-        scope: Namespace,
-        matches: Callable[[Mapping[str, Any], str | None], bool],
-        after_seq: int = 0,
-        *,
-        force: bool = False,
-    ) -> _RevertPlan:
-        """What undoing every change of the scope's commits after `after_seq`
-        that `matches(labels, author)` would write and change.
-
-        Per item they changed, the value that comes back is the last one
-        another writer gave it since their first change, else the one before
-        it. An item another writer changed after their last change is a
-        conflict, left as it is unless `force` (which brings back the value
-        from before their first change)."""
-        history: dict[tuple[str, str], list[_Step]] = {}
-        for ns, key, row_id, prev_id, version, author, labels in self.cur.execute(
-            self.sql.CHANGES_AFTER_SEQ, (scope_text(scope), after_seq)
-        ):
-            mine = matches(json.loads(labels), author)
-            step = _Step(row_id, prev_id, version, author, mine)
-            history.setdefault((ns, key), []).append(step)
-        ends: dict[tuple[str, str], tuple[int | None, int]] = {}
-        later: dict[tuple[str, str], list[_Step]] = {}
-        matched: set[int] = set()
-        for item, steps in history.items():
-            firsts = [i for i, step in enumerate(steps) if step.mine]
-            if not firsts:
-                continue
-            matched.update(steps[i].version for i in firsts)
-            tail = steps[firsts[0] :]
-            if firsts[-1] + 1 < len(steps):  # another writer changed it since
-                later[item] = steps[firsts[-1] + 1 :]
-                ends[item] = (tail[0].prev_id, steps[-1].row_id)
-                continue
-            others = [step.row_id for step in tail if not step.mine]
-            ends[item] = (others[-1] if others else tail[0].prev_id, steps[-1].row_id)
-        rows = self._rows_by_id(
-            [row_id for pair in ends.values() for row_id in pair if row_id is not None]
-        )
-        restore, changed, conflicts = [], [], []
-        for (ns, key), (stays_id, head_id) in ends.items():
-            stays = rows.get(stays_id) if stays_id is not None else None
-            old = None if stays is None else decode_value(stays.value)
-            held = decode_value(rows[head_id].value)
-            if old == held:
-                continue  # as it was before the matching commits: undone already
-            namespace = namespace_from_text(ns)
-            since = later.get((ns, key))
-            if since:
-                conflicts.append(
-                    Conflict(
-                        namespace,
-                        key,
-                        tuple(step.version for step in since),
-                        None,
-                        held,
-                        old,
-                        tuple(step.author for step in since),
-                    )
-                )
-                if not force:
-                    continue
-            changed.append(Change(namespace, key, held, old))
-            restore.append(_back_to(ns, key, stays))
-        return _RevertPlan(
-            tuple(sorted(matched)), restore, tuple(changed), tuple(conflicts)
-        )
-
-    def revert_effect(
-        self,
-        scope: Namespace,
-        version: int,
-        *,
-        items: Sequence[tuple[Namespace, str]] | None = None,
-    ) -> tuple[tuple[Change, ...], tuple[Conflict, ...]]:
-        """What `revert` would change at HEAD (old = HEAD now), and the conflicts
-        it would report; writes nothing."""
-        _, changes, conflicts = self._plan_revert(scope, version, items)
-        return changes, conflicts
-
-    def _plan_revert(
-        self,
-        scope: Namespace,
-        version: int,
-        items: Sequence[tuple[Namespace, str]] | None,
-    ) -> tuple[list[_NewRow], tuple[Change, ...], tuple[Conflict, ...]]:
-        """The rows a revert writes, what they change at HEAD, and the conflicts."""
-        self.check_version(scope, version, allow_zero=False)
-        if self._op_of(scope, version) == "propose":
-            raise VersionError(
-                f"v{version} is a proposal: nothing it holds is in memory to "
-                f"revert; approve or reject it instead"
-            )
-        plan = self.cur.execute(
-            self.sql.REVERT_PLAN, (scope_text(scope), version)
-        ).fetchall()
-        if not plan:
-            raise VersionError(
-                f"v{version} changed nothing; there is nothing to revert"
-            )
-        if items is not None:
-            wanted = {(namespace_text(ns), key) for ns, key in items}
-            missing = wanted - {(ns, key) for ns, key, *_ in plan}
-            if missing:
-                ns, key = sorted(missing)[0]
-                raise VersionError(
-                    f"v{version} did not change {ns.replace('.', '/')}/{key}"
-                )
-            plan = [row for row in plan if (row[0], row[1]) in wanted]
-        before = self._rows_by_id([r[3] for r in plan if r[3] is not None])
-        restore, changes, conflicts = [], [], []
-        for ns, key, wrote, prev_id, now in plan:
-            prev = before.get(prev_id) if prev_id is not None else None
-            old = None if prev is None else decode_value(prev.value)
-            held = decode_value(now)
-            if held == old:
-                continue  # already as it was before the commit
-            namespace = namespace_from_text(ns)
-            if held != decode_value(wrote):
-                later = self.cur.execute(
-                    self.sql.LATER_WRITES, (ns, key, version)
-                ).fetchall()
-                conflicts.append(
-                    Conflict(
-                        namespace,
-                        key,
-                        tuple(row[0] for row in later),
-                        decode_value(wrote),
-                        held,
-                        old,
-                        tuple(row[1] for row in later),
-                    )
-                )
-            changes.append(Change(namespace, key, held, old))
-            restore.append(_back_to(ns, key, prev))
-        return restore, tuple(changes), tuple(conflicts)
-
-    # -- review ---------------------------------------------------------------
-
-    def _op_of(self, scope: Namespace, version: int) -> str | None:
-        """The op of the scope's commit at `version`, if it has one."""
-        row = self.cur.execute(
-            self.sql.COMMIT_OP, (scope_text(scope), version)
-        ).fetchone()
-        return None if row is None else str(row[0])
-
-    def proposals(self, scope: Namespace) -> list[Commit]:
-        """The scope's pending proposals, oldest first: its `propose` commits
-        that no approve or reject has decided."""
-        pending = self.cur.execute(self.sql.PENDING, (scope_text(scope),)).fetchall()
-        return [self.log(scope, version=row[0])[0] for row in pending]
-
-    def _check_pending(self, scope: Namespace, version: int) -> None:
-        """Raise unless `version` is a proposal no one has decided yet."""
-        self.check_version(scope, version, allow_zero=False)
-        if self._op_of(scope, version) != "propose":
-            raise VersionError(
-                f"v{version} is not a proposal; the pending ones are "
-                + (", ".join(f"v{c.version}" for c in self.proposals(scope)) or "none")
-            )
-        decided = self.cur.execute(
-            self.sql.DECISION, (scope_text(scope), version)
-        ).fetchone()
-        if decided is not None:
-            op, by = decided
-            done, undo = (
-                ("approved", f"revert v{by}")
-                if op == "approve"
-                else ("rejected", "write it again")
-            )
-            raise VersionError(
-                f"v{version} was already {done} in v{by}; a decision is final "
-                f"({undo} to change your mind)"
-            )
-
-    def approve(
-        self, scope: Namespace, version: int, meta: CommitMeta, *, force: bool = False
-    ) -> Commit:
-        """Write what proposal `version` proposed, as one `approve` commit.
-
-        An item changed at HEAD since the proposal was made (its live row is
-        no longer the one the proposal would replace) is a conflict: nothing
-        is written unless `force`, which overwrites that change.
-
-        Raises:
-            VersionNotFound: If the scope has no such version.
-            VersionError: If it is not a pending proposal, or a proposed
-                value was erased (`redact`): reject it then.
-            WriteConflictError: For a conflict, without `force`.
-        """
-        self._check_pending(scope, version)
-        ids = self.row_ids_of(scope, version)
-        rows = self._rows_by_id(ids)
-        replaces = {row_id: prev_id for row_id, _, prev_id in self.row_links(ids)}
-        writes, conflicts = [], []
-        for row_id in ids:
-            row = rows[row_id]
-            path = f"{row.namespace.replace('.', '/')}/{row.key}"
-            if row.erased is not None:
-                raise VersionError(
-                    f"v{version}'s value for {path} was {row.erased}: there is "
-                    "nothing left to approve; reject it"
-                )
-            live = self.cur.execute(
-                self.sql.LIVE_ROW, (row.namespace, row.key)
-            ).fetchone()
-            if (None if live is None else live[0]) != replaces[row_id]:
-                conflicts.append(self._changed_since(path, row, version))
-            writes.append(
-                _NewRow(
-                    row.namespace,
-                    row.key,
-                    row.value,
-                    row.ttl_minutes,
-                    index_fields=row.index_fields,
-                )
-            )
-        if conflicts and not force:
-            raise WriteConflictError(
-                f"cannot approve v{version}: {'; '.join(conflicts)}; approve "
-                "anyway with force=True (overwrites that change) or reject it"
-            )
-        commit = self._commit(scope, "approve", writes, meta, target=version)
-        assert commit is not None  # COMMITS_EVEN_EMPTY
-        return commit
-
-    def _changed_since(self, path: str, row: _Row, version: int) -> str:
-        """Which commits changed a proposal's item after it, and who made them."""
-        later = self.cur.execute(
-            self.sql.LATER_WRITES, (row.namespace, row.key, version)
-        ).fetchall()
-        return f"{path} was changed since in " + ", ".join(
-            f"v{v} by {who or 'an unnamed writer'}" for v, who in later
-        )
-
-    def reject(self, scope: Namespace, version: int, meta: CommitMeta) -> Commit:
-        """Decide proposal `version` against, as one `reject` commit that
-        changes no item; the proposal stays in the history.
-
-        Raises:
-            VersionNotFound: If the scope has no such version.
-            VersionError: If it is not a pending proposal.
-        """
-        self._check_pending(scope, version)
-        commit = self._commit(scope, "reject", [], meta, target=version)
-        assert commit is not None  # COMMITS_EVEN_EMPTY
-        return commit
+    # -- reset and expiry -----------------------------------------------------
 
     def reset(self, scope: Namespace, to: int) -> int:
         """Delete every version after `to` for good. Returns how many were removed.
@@ -1079,194 +609,6 @@ class LogTransaction:
             scopes = [*json.loads(rebuild), list(scope)]
             self.cur.execute(self.sql.SET_REBUILD, (json.dumps(scopes), name))
 
-    def redact(
-        self,
-        scope: Namespace,
-        meta: CommitMeta,
-        *,
-        items: Sequence[tuple[Namespace, str]] | None = None,
-        key: str | None = None,
-        contains: str | None = None,
-        source: str | None = None,
-        dry_run: bool = False,
-    ) -> Redaction:
-        """Erase every version of the matching content from the scope's history.
-
-        A version matches when every criterion given holds: its item is one of
-        `items`, its key matches the glob `key`, its value holds the text
-        `contains` (in any of its strings, ignoring case and Unicode form),
-        and a commit labelled `source` wrote it. Each matching version's value
-        becomes NULL for good and is recorded as redacted; an item whose HEAD
-        matches is deleted by the `redact` commit, which also records who,
-        when and why. Commits stay as an audit skeleton; with `contains`, the
-        reasons of the commits that wrote a matching version read
-        `[redacted]` if they hold the text. The change index is made again for
-        the rows that read the erased values, and the vector projections are
-        asked to rebuild the scope.
-        """
-        self.head(scope)  # the scope's lock, before anything is read
-        sc = scope_text(scope)
-        wanted = None if items is None else {(namespace_text(n), k) for n, k in items}
-        needle = None if contains is None else _folded(contains)
-        written = None
-        if source is not None:
-            written = {
-                row_id
-                for commit in self.log(scope, labels={"source": source})
-                for row_id in self.row_ids_of(scope, commit.version)
-            }
-        matched = [
-            (row_id, ns, k, version, valid_to)
-            for row_id, ns, k, version, value, valid_to in self.cur.execute(
-                self.sql.VALUES_IN_SCOPE, (sc,)
-            ).fetchall()
-            if (wanted is None or (ns, k) in wanted)
-            and (key is None or fnmatch.fnmatchcase(k, key))
-            and (written is None or row_id in written)
-            and (needle is None or needle in _strings(decode_value(value)))
-        ]
-        reasons = []
-        if needle is not None and matched:
-            versions = {version for _, _, _, version, _ in matched}
-            reasons = [
-                (seq, version)
-                for seq, version, reason in self.cur.execute(
-                    self.sql.REASONS_IN_SCOPE, (sc,)
-                ).fetchall()
-                if version in versions and needle in _folded(reason)
-            ]
-        found = Redaction(
-            scope,
-            tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _ in matched),
-            tuple(
-                (namespace_from_text(ns), k)
-                for _, ns, k, _, end in matched
-                if end is None
-            ),
-            reasons=tuple(sorted(version for _, version in reasons)),
-        )
-        if dry_run or not matched:
-            return found
-        ids = [row[0] for row in matched]
-        stale = set(ids)
-        for _, version in reasons:
-            stale.update(self.row_ids_of(scope, version))
-        head_rows = [
-            _NewRow(ns, k, None, None) for _, ns, k, _, end in matched if end is None
-        ]
-        commit = self._write(scope, "redact", head_rows, meta)
-        assert commit is not None
-        self._erase(ids, "redacted", commit.seq)
-        self.cur.executemany(
-            self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
-        )
-        self.index_again(stale)
-        self._rebuild_projections(scope)
-        return replace(found, commit=self.log(scope, version=commit.version)[0])
-
-    def compact(
-        self,
-        scope: Namespace,
-        *,
-        keep_last: int | None = None,
-        keep_after: datetime | None = None,
-        dry_run: bool = False,
-    ) -> Compaction:
-        """Erase the versions a retention policy does not keep.
-
-        Per item, the versions kept are its first, its HEAD, its last
-        `keep_last` and those committed after `keep_after`; every other
-        version with a value has it erased, recorded as compacted. Commits
-        stay (`log` shows the erased values as compacted); `as_of`,
-        `rollback` and `revert` refuse what needs an erased value with a
-        `CompactedError` that names the oldest version they can use. No
-        commit is made: the memory at HEAD does not change.
-        """
-        self.head(scope)  # the scope's lock, before anything is read
-        sc = scope_text(scope)
-        after = None if keep_after is None else encode_time(keep_after)
-        # Only rows with a value: none erased already, no deletion.
-        rows = self.cur.execute(self.sql.VERSIONS_IN_SCOPE, (sc,)).fetchall()
-        doomed = []
-        for _, group in itertools.groupby(rows, key=lambda row: (row[1], row[2])):
-            versions = list(group)
-            tail = len(versions) - (keep_last or 0)
-            doomed += [
-                row
-                for i, row in enumerate(versions)
-                if 0 < i < tail  # not the first, not among the last
-                and row[4] is not None  # not HEAD
-                and (after is None or row[5] <= after)
-            ]
-        found = Compaction(
-            tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _, _ in doomed),
-            dry_run=dry_run,
-        )
-        if not dry_run and doomed:
-            self._erase([row[0] for row in doomed], "compacted", None)
-            self.index_again(row[0] for row in doomed)
-            self._record_compacted_spans(scope)
-            self._rebuild_projections(scope)
-        return replace(found, whole_from={scope: self.whole_from(scope)})
-
-    def whole_from(self, scope: Namespace) -> int:
-        """The oldest version of the scope that no compacted value is missing
-        from: `as_of` and `rollback` read it, and every later one, whole."""
-        spans = self._compacted_spans(scope)
-        return spans[-1][1] if spans else 0
-
-    def check_whole(self, scope: Namespace, version: int) -> None:
-        """Raise `CompactedError` if a value the scope held at `version` was
-        compacted away. One read of a setting: `as_of` views call it on every
-        read."""
-        for low, high in self._compacted_spans(scope):
-            if low <= version < high:
-                raise CompactedError(
-                    f"v{version} of {'/'.join(scope)} was compacted: values the "
-                    "scope held then are gone (a retention policy keeps each "
-                    "item's first version, HEAD and the newest ones); versions "
-                    f"from v{self.whole_from(scope)} on are whole"
-                )
-
-    def _compacted_spans(self, scope: Namespace) -> list[tuple[int, int]]:
-        """The versions `[low, high)` at which some compacted value was visible,
-        as `compact` and `reset` record them (merged, oldest first)."""
-        spans = self.meta(_COMPACTED + scope_text(scope))
-        return [] if spans is None else [(low, high) for low, high in json.loads(spans)]
-
-    def _record_compacted_spans(self, scope: Namespace) -> None:
-        """Work out `_compacted_spans` again from the log, after it changed."""
-        merged: list[list[int]] = []
-        for low, high in self.cur.execute(
-            self.sql.COMPACTED_SPANS, (scope_text(scope),)
-        ).fetchall():
-            if merged and low <= merged[-1][1]:
-                merged[-1][1] = max(merged[-1][1], high)
-            else:
-                merged.append([low, high])
-        self.set_meta(_COMPACTED + scope_text(scope), json.dumps(merged))
-
-    def _erase(self, ids: Sequence[int], why: Erased, seq: int | None) -> None:
-        """Erase these log rows' values for good, recording why."""
-        self.cur.executemany(self.sql.ERASE_VALUE, [(i,) for i in ids])
-        self.cur.executemany(self.sql.RECORD_ERASURE, [(i, seq, why) for i in ids])
-
-    def index_again(self, ids: Iterable[int]) -> None:
-        """Make the change index's entries of these log rows, and of the rows
-        that replaced them, again from the log: their values, or their
-        commits' reasons, were erased. Rows the index has not read yet are
-        left to it: it reads them as they are now."""
-        ids = list(ids)
-        ids += [row[0] for row in self.row_links(ids, following=True)]
-        for chunk in chunks(sorted(set(ids))):
-            held = [row[0] for row in self.cur.execute(*self.sql.indexed(chunk))]
-            if not held:
-                continue
-            self.cur.execute(*self.sql.delete_changes(held))
-            rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of(held)))
-            for statement, params in self.sql.index_changes(_index_rows(rows)):
-                self.cur.executemany(statement, params)
-
     def expire(self) -> list[Commit]:
         """Delete every item whose TTL has passed: one `expire` commit per scope."""
         by_scope: dict[Namespace, list[_NewRow]] = {}
@@ -1283,6 +625,8 @@ class LogTransaction:
             if commit is not None:
                 commits.append(commit)
         return commits
+
+    # -- history --------------------------------------------------------------
 
     def search_changes(
         self,
@@ -1314,8 +658,6 @@ class LogTransaction:
             (row_id, version, score)
             for row_id, version, score in self.cur.execute(*statement)
         ]
-
-    # -- history --------------------------------------------------------------
 
     def log(
         self,
@@ -1407,6 +749,13 @@ class LogTransaction:
                 *self.sql.row_links(chunk, following=following)
             )
         ]
+
+    def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]:
+        rows = {}
+        for chunk in chunks(ids):
+            for rid, *rest in self.cur.execute(*self.sql.items_by_id(chunk)):
+                rows[rid] = _Row(rid, *rest)
+        return rows
 
     def versions_between(
         self, scope: Namespace, since: datetime | None, until: datetime | None
@@ -1539,41 +888,6 @@ class LogTransaction:
         ]
 
 
-def _index_rows(
-    rows: Iterable[ChangeRow],
-) -> list[tuple[int, str, str, str, str, str]]:
-    """Change rows as `Dialect.index_changes` takes them."""
-    return [
-        (row.row_id, scope_key(row.scope), t.added, t.new, t.old, t.context)
-        for row in rows
-        for t in (row.text,)
-    ]
-
-
-def _strings(value: Any) -> str:
-    """Every string and number in a value (keys too), one per line, folded
-    as `_folded` does."""
-
-    def walk(node: Any) -> Iterator[str]:
-        if isinstance(node, Mapping):
-            for name, inner in node.items():
-                yield str(name)
-                yield from walk(inner)
-        elif isinstance(node, list):
-            for inner in node:
-                yield from walk(inner)
-        elif node is not None:
-            yield str(node)
-
-    return _folded("\n".join(walk(value)))
-
-
-def _folded(text: str) -> str:
-    """`text` for caseless matching that ignores Unicode's composed or
-    decomposed forms ("Müller" either way)."""
-    return unicodedata.normalize("NFKC", text).casefold()
-
-
 def _stored(row: Sequence[Any]) -> StoredItem:
     """A read's row (namespace, key, value, created, updated, ttl, id) as an item."""
     ns, key, value, created, updated, ttl, row_id = row
@@ -1588,74 +902,10 @@ def _stored(row: Sequence[Any]) -> StoredItem:
     )
 
 
-def _state(row: _Row) -> tuple[Any, ...]:
-    """What a read shows of a row: its value and both timestamps."""
-    return decode_value(row.value), row.created_at, row.updated_at
-
-
-def by_thread(thread_id: str) -> Callable[[Mapping[str, Any], str | None], bool]:
-    """A `matching_revert_plan` test: commits a run of this thread made."""
-    return lambda labels, _author: labels.get("thread_id") == thread_id
-
-
-class _Step(NamedTuple):
-    """One change to an item, as a revert of matching commits reads it."""
-
-    row_id: int
-    prev_id: int | None
-    version: int
-    author: str | None
-    mine: bool
-
-
-class _RevertPlan(NamedTuple):
-    """What undoing the changes of matching commits would do: the versions
-    that matched, the rows it writes, what they change at HEAD (old = HEAD
-    now), and the items changed again since by other writers."""
-
-    versions: tuple[int, ...]
-    restore: list[_NewRow]
-    changes: tuple[Change, ...]
-    conflicts: tuple[Conflict, ...]
-
-
 def _task_of(labels: Mapping[str, Any]) -> tuple[str, str] | None:
     """The LangGraph task a commit's labels name (thread id, task id), if any."""
     thread, task = labels.get("thread_id"), labels.get("task_id")
     return (thread, task) if thread and task else None
-
-
-def _back_to(namespace: str, key: str, row: _Row | None) -> _NewRow:
-    """The row that brings an item back to `row`, what a revert restores:
-    its deletion when `row` is `None` (the item did not exist) or a deletion,
-    else `_restored(row)` (a redacted one comes back absent, a compacted one
-    refuses)."""
-    if row is None or (row.value is None and row.erased is None):
-        return _NewRow(namespace, key, None, None)
-    return _restored(row)
-
-
-def _restored(row: _Row) -> _NewRow:
-    """A row that brings back `row` exactly as it was, timestamps included
-    (a redacted one: as absent).
-
-    Raises:
-        CompactedError: If its value was compacted away.
-    """
-    if row.erased == "compacted":
-        raise CompactedError(
-            f"{row.namespace.replace('.', '/')}/{row.key} at v{row.version} was "
-            "compacted: its value is gone and cannot be brought back"
-        )
-    return _NewRow(
-        row.namespace,
-        row.key,
-        row.value,
-        row.ttl_minutes,
-        row.created_at,
-        row.updated_at,
-        row.index_fields,
-    )
 
 
 def _index_fields(write: Write) -> str | None:

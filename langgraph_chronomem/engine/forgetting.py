@@ -1,0 +1,307 @@
+"""Forgetting for real: values erased from every version of the log.
+
+`redact` erases matching content, `compact` the versions a retention policy
+does not keep. Commits stay as an audit skeleton, each erased row records why
+it was erased, and the change index and vector projections are made again
+from what is left. `compact` records the versions it left incomplete, so a
+read at an old version knows cheaply whether it is whole (`check_whole`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import json
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from langgraph_chronomem.engine.rows import (
+    ChangeRow,
+    _index_rows,
+    _NewRow,
+    _Written,
+    chunks,
+    namespace_from_text,
+    namespace_text,
+    scope_text,
+)
+from langgraph_chronomem.engine.sql import Cursor, Dialect
+from langgraph_chronomem.engine.types import (
+    Commit,
+    CommitMeta,
+    Compaction,
+    Erased,
+    Namespace,
+    Op,
+    Redaction,
+)
+from langgraph_chronomem.engine.values import decode_value, encode_time
+from langgraph_chronomem.errors import CompactedError
+
+__all__ = ["REDACTED_REASON", "ForgettingOps"]
+
+REDACTED_REASON = "[redacted]"  # what a commit reason `redact` erased reads
+_COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
+
+
+class ForgettingOps:
+    """The operations that erase values from the log: redact, compact, and
+    what reads need to know of the versions compaction left incomplete.
+
+    A mixin for `LogTransaction`, whose reads, `_write` and change index
+    these methods use.
+    """
+
+    cur: Cursor
+    sql: Dialect
+
+    if TYPE_CHECKING:  # what `LogTransaction` gives these methods
+
+        def head(self, scope: Namespace) -> int: ...
+
+        def meta(self, name: str) -> str | None: ...
+
+        def set_meta(self, name: str, value: str) -> None: ...
+
+        def log(
+            self,
+            scope: Namespace,
+            *,
+            version: int | None = None,
+            labels: Mapping[str, str] | None = None,
+        ) -> list[Commit]: ...
+
+        def row_ids_of(self, scope: Namespace, version: int) -> list[int]: ...
+
+        def row_links(
+            self, ids: Sequence[int], *, following: bool = False
+        ) -> list[tuple[int, int, int | None]]: ...
+
+        def _change_rows(self, rows: Iterable[Sequence[Any]]) -> list[ChangeRow]: ...
+
+        def _rebuild_projections(self, scope: Namespace) -> None: ...
+
+        def _write(
+            self,
+            scope: Namespace,
+            op: Op,
+            rows: Sequence[_NewRow],
+            meta: CommitMeta,
+            *,
+            target: int | None = None,
+        ) -> _Written | None: ...
+
+    def redact(
+        self,
+        scope: Namespace,
+        meta: CommitMeta,
+        *,
+        items: Sequence[tuple[Namespace, str]] | None = None,
+        key: str | None = None,
+        contains: str | None = None,
+        source: str | None = None,
+        dry_run: bool = False,
+    ) -> Redaction:
+        """Erase every version of the matching content from the scope's history.
+
+        A version matches when every criterion given holds: its item is one of
+        `items`, its key matches the glob `key`, its value holds the text
+        `contains` (in any of its strings, ignoring case and Unicode form),
+        and a commit labelled `source` wrote it. Each matching version's value
+        becomes NULL for good and is recorded as redacted; an item whose HEAD
+        matches is deleted by the `redact` commit, which also records who,
+        when and why. Commits stay as an audit skeleton; with `contains`, the
+        reasons of the commits that wrote a matching version read
+        `[redacted]` if they hold the text. The change index is made again for
+        the rows that read the erased values, and the vector projections are
+        asked to rebuild the scope.
+        """
+        self.head(scope)  # the scope's lock, before anything is read
+        sc = scope_text(scope)
+        wanted = None if items is None else {(namespace_text(n), k) for n, k in items}
+        needle = None if contains is None else _folded(contains)
+        written = None
+        if source is not None:
+            written = {
+                row_id
+                for commit in self.log(scope, labels={"source": source})
+                for row_id in self.row_ids_of(scope, commit.version)
+            }
+        matched = [
+            (row_id, ns, k, version, valid_to)
+            for row_id, ns, k, version, value, valid_to in self.cur.execute(
+                self.sql.VALUES_IN_SCOPE, (sc,)
+            ).fetchall()
+            if (wanted is None or (ns, k) in wanted)
+            and (key is None or fnmatch.fnmatchcase(k, key))
+            and (written is None or row_id in written)
+            and (needle is None or needle in _strings(decode_value(value)))
+        ]
+        reasons = []
+        if needle is not None and matched:
+            versions = {version for _, _, _, version, _ in matched}
+            reasons = [
+                (seq, version)
+                for seq, version, reason in self.cur.execute(
+                    self.sql.REASONS_IN_SCOPE, (sc,)
+                ).fetchall()
+                if version in versions and needle in _folded(reason)
+            ]
+        found = Redaction(
+            scope,
+            tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _ in matched),
+            tuple(
+                (namespace_from_text(ns), k)
+                for _, ns, k, _, end in matched
+                if end is None
+            ),
+            reasons=tuple(sorted(version for _, version in reasons)),
+        )
+        if dry_run or not matched:
+            return found
+        ids = [row[0] for row in matched]
+        stale = set(ids)
+        for _, version in reasons:
+            stale.update(self.row_ids_of(scope, version))
+        head_rows = [
+            _NewRow(ns, k, None, None) for _, ns, k, _, end in matched if end is None
+        ]
+        commit = self._write(scope, "redact", head_rows, meta)
+        assert commit is not None
+        self._erase(ids, "redacted", commit.seq)
+        self.cur.executemany(
+            self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
+        )
+        self.index_again(stale)
+        self._rebuild_projections(scope)
+        return replace(found, commit=self.log(scope, version=commit.version)[0])
+
+    def compact(
+        self,
+        scope: Namespace,
+        *,
+        keep_last: int | None = None,
+        keep_after: datetime | None = None,
+        dry_run: bool = False,
+    ) -> Compaction:
+        """Erase the versions a retention policy does not keep.
+
+        Per item, the versions kept are its first, its HEAD, its last
+        `keep_last` and those committed after `keep_after`; every other
+        version with a value has it erased, recorded as compacted. Commits
+        stay (`log` shows the erased values as compacted); `as_of`,
+        `rollback` and `revert` refuse what needs an erased value with a
+        `CompactedError` that names the oldest version they can use. No
+        commit is made: the memory at HEAD does not change.
+        """
+        self.head(scope)  # the scope's lock, before anything is read
+        sc = scope_text(scope)
+        after = None if keep_after is None else encode_time(keep_after)
+        # Only rows with a value: none erased already, no deletion.
+        rows = self.cur.execute(self.sql.VERSIONS_IN_SCOPE, (sc,)).fetchall()
+        doomed = []
+        for _, group in itertools.groupby(rows, key=lambda row: (row[1], row[2])):
+            versions = list(group)
+            tail = len(versions) - (keep_last or 0)
+            doomed += [
+                row
+                for i, row in enumerate(versions)
+                if 0 < i < tail  # not the first, not among the last
+                and row[4] is not None  # not HEAD
+                and (after is None or row[5] <= after)
+            ]
+        found = Compaction(
+            tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _, _ in doomed),
+            dry_run=dry_run,
+        )
+        if not dry_run and doomed:
+            self._erase([row[0] for row in doomed], "compacted", None)
+            self.index_again(row[0] for row in doomed)
+            self._record_compacted_spans(scope)
+            self._rebuild_projections(scope)
+        return replace(found, whole_from={scope: self.whole_from(scope)})
+
+    def whole_from(self, scope: Namespace) -> int:
+        """The oldest version of the scope that no compacted value is missing
+        from: `as_of` and `rollback` read it, and every later one, whole."""
+        spans = self._compacted_spans(scope)
+        return spans[-1][1] if spans else 0
+
+    def check_whole(self, scope: Namespace, version: int) -> None:
+        """Raise `CompactedError` if a value the scope held at `version` was
+        compacted away. One read of a setting: `as_of` views call it on every
+        read."""
+        for low, high in self._compacted_spans(scope):
+            if low <= version < high:
+                raise CompactedError(
+                    f"v{version} of {'/'.join(scope)} was compacted: values the "
+                    "scope held then are gone (a retention policy keeps each "
+                    "item's first version, HEAD and the newest ones); versions "
+                    f"from v{self.whole_from(scope)} on are whole"
+                )
+
+    def _compacted_spans(self, scope: Namespace) -> list[tuple[int, int]]:
+        """The versions `[low, high)` at which some compacted value was visible,
+        as `compact` and `reset` record them (merged, oldest first)."""
+        spans = self.meta(_COMPACTED + scope_text(scope))
+        return [] if spans is None else [(low, high) for low, high in json.loads(spans)]
+
+    def _record_compacted_spans(self, scope: Namespace) -> None:
+        """Work out `_compacted_spans` again from the log, after it changed."""
+        merged: list[list[int]] = []
+        for low, high in self.cur.execute(
+            self.sql.COMPACTED_SPANS, (scope_text(scope),)
+        ).fetchall():
+            if merged and low <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], high)
+            else:
+                merged.append([low, high])
+        self.set_meta(_COMPACTED + scope_text(scope), json.dumps(merged))
+
+    def _erase(self, ids: Sequence[int], why: Erased, seq: int | None) -> None:
+        """Erase these log rows' values for good, recording why."""
+        self.cur.executemany(self.sql.ERASE_VALUE, [(i,) for i in ids])
+        self.cur.executemany(self.sql.RECORD_ERASURE, [(i, seq, why) for i in ids])
+
+    def index_again(self, ids: Iterable[int]) -> None:
+        """Make the change index's entries of these log rows, and of the rows
+        that replaced them, again from the log: their values, or their
+        commits' reasons, were erased. Rows the index has not read yet are
+        left to it: it reads them as they are now."""
+        ids = list(ids)
+        ids += [row[0] for row in self.row_links(ids, following=True)]
+        for chunk in chunks(sorted(set(ids))):
+            held = [row[0] for row in self.cur.execute(*self.sql.indexed(chunk))]
+            if not held:
+                continue
+            self.cur.execute(*self.sql.delete_changes(held))
+            rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of(held)))
+            for statement, params in self.sql.index_changes(_index_rows(rows)):
+                self.cur.executemany(statement, params)
+
+
+def _strings(value: Any) -> str:
+    """Every string and number in a value (keys too), one per line, folded
+    as `_folded` does."""
+
+    def walk(node: Any) -> Iterator[str]:
+        if isinstance(node, Mapping):
+            for name, inner in node.items():
+                yield str(name)
+                yield from walk(inner)
+        elif isinstance(node, list):
+            for inner in node:
+                yield from walk(inner)
+        elif node is not None:
+            yield str(node)
+
+    return _folded("\n".join(walk(value)))
+
+
+def _folded(text: str) -> str:
+    """`text` for caseless matching that ignores Unicode's composed or
+    decomposed forms ("Müller" either way)."""
+    return unicodedata.normalize("NFKC", text).casefold()

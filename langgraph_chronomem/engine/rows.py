@@ -1,0 +1,146 @@
+"""The log's rows as the engine passes them around, and namespaces and scopes as
+the rows store them: dot-joined text.
+
+Below `base.py`, so the mixins `LogTransaction` is made of share them without
+importing it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from langgraph_chronomem.engine.describe import ChangeText
+from langgraph_chronomem.engine.types import Erased, Namespace, Op
+from langgraph_chronomem.errors import ScopeError
+
+__all__ = [
+    "ChangeRow",
+    "chunks",
+    "namespace_from_text",
+    "namespace_text",
+    "scope_key",
+    "scope_of",
+    "scope_text",
+]
+
+_CHUNK = 500  # keeps every IN (...) list under any driver's parameter limit
+
+
+def namespace_text(namespace: Namespace) -> str:
+    """Namespaces are stored dot-joined; LangGraph forbids dots inside labels."""
+    return ".".join(namespace)
+
+
+def scope_text(scope: Namespace) -> str:
+    """Scopes are stored like namespaces; the whole-store scope is ``""``."""
+    return ".".join(scope)
+
+
+def scope_key(scope: Namespace) -> str:
+    """One opaque word per scope, for full-text and vector filters.
+
+    >>> scope_key(("memories", "alice"))
+    'sf7e917d8240ba3269c70ca30'
+    """
+    return "s" + hashlib.sha1(scope_text(scope).encode()).hexdigest()[:24]
+
+
+def scope_of(namespace: Namespace, depth: int) -> Namespace:
+    """The scope a namespace (or a scope given as any namespace inside it) is in.
+
+        >>> scope_of(("memories", "alice", "food"), 2)
+        ('memories', 'alice')
+
+    Raises:
+        ScopeError: If the namespace is shorter than `depth`.
+    """
+    if len(namespace) < depth:
+        raise ScopeError(
+            f"namespace {namespace!r} is shorter than this store's scope_depth="
+            f"{depth}; give at least {depth} labels, e.g. ('memories', '<user_id>')"
+        )
+    return tuple(namespace[:depth])
+
+
+def namespace_from_text(text: str) -> Namespace:
+    """The inverse of `namespace_text`."""
+    return tuple(text.split(".")) if text else ()
+
+
+def chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start : start + _CHUNK]
+
+
+@dataclass(frozen=True)
+class ChangeRow:
+    """One item change (one `items` row), where and when it was committed, and
+    the words it is found by."""
+
+    row_id: int
+    scope: Namespace
+    version: int
+    created_at: datetime
+    text: ChangeText
+
+
+@dataclass(frozen=True)
+class _Row:
+    """An `items` row as the restore paths need it."""
+
+    id: int
+    namespace: str
+    key: str
+    version: int
+    value: str | None
+    created_at: str | None
+    updated_at: str | None
+    ttl_minutes: float | None
+    index_fields: str | None
+    erased: Erased | None = None
+
+
+class _NewRow(NamedTuple):  # a tuple: one per written item, built in the hot path
+    """A row to write. `created_at=None` inherits it from the row it replaces."""
+
+    namespace: str
+    key: str
+    value: str | None
+    ttl_minutes: float | None
+    created_at: str | None = None
+    updated_at: str | None = None
+    index_fields: str | None = None
+
+
+_RawChange = tuple[str, str, "str | None", "str | None"]
+"""A change as written: namespace text, key, old and new value as JSON text."""
+
+
+class _Written(NamedTuple):
+    """What `LogTransaction._write` committed: a `Commit` before decoding."""
+
+    scope: Namespace
+    version: int
+    seq: int
+    parent: int | None
+    created_at: datetime
+    author: str | None
+    op: Op
+    changes: list[_RawChange]
+    labels: dict[str, str]
+    target: int | None
+
+
+def _index_rows(
+    rows: Iterable[ChangeRow],
+) -> list[tuple[int, str, str, str, str, str]]:
+    """Change rows as `Dialect.index_changes` takes them."""
+    return [
+        (row.row_id, scope_key(row.scope), t.added, t.new, t.old, t.context)
+        for row in rows
+        for t in (row.text,)
+    ]

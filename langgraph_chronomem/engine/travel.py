@@ -1,0 +1,395 @@
+"""Time travel: what changed between versions, and commits that undo changes.
+
+`diff` compares the scope at two versions; `rollback` brings the whole scope
+back to one, `revert` undoes one commit's changes, `revert_matching` and
+`revert_thread` those of every commit a test picks (a source's, a thread's).
+Each undo is a new commit, so history only grows; `revert` and
+`revert_matching` report the items other writers changed since as conflicts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from langgraph_chronomem.engine.rows import (
+    _NewRow,
+    _Row,
+    namespace_from_text,
+    namespace_text,
+    scope_text,
+)
+from langgraph_chronomem.engine.sql import Cursor, Dialect
+from langgraph_chronomem.engine.types import (
+    Change,
+    Commit,
+    CommitMeta,
+    Conflict,
+    MatchedRevert,
+    Namespace,
+    Op,
+    RevertConflict,
+)
+from langgraph_chronomem.engine.values import decode_value
+from langgraph_chronomem.errors import CompactedError, VersionError
+
+__all__ = ["TravelOps", "by_thread"]
+
+
+class TravelOps:
+    """The operations that compare versions and undo changes: diff,
+    rollback, revert and its variants.
+
+    A mixin for `LogTransaction`, whose reads and `_commit` these methods use.
+    """
+
+    cur: Cursor
+    sql: Dialect
+
+    if TYPE_CHECKING:  # what `LogTransaction` gives these methods
+
+        def check_version(
+            self, scope: Namespace, version: int, *, allow_zero: bool
+        ) -> int: ...
+
+        def _op_of(self, scope: Namespace, version: int) -> str | None: ...
+
+        def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]: ...
+
+        def _commit(
+            self,
+            scope: Namespace,
+            op: Op,
+            rows: Sequence[_NewRow],
+            meta: CommitMeta,
+            *,
+            target: int | None = None,
+        ) -> Commit | None: ...
+
+    def _rows_since(
+        self, scope: Namespace, lo: int, hi: int
+    ) -> list[tuple[_Row | None, _Row]]:
+        """For each item written in versions (lo, hi]: (its row at lo, its row at hi).
+
+        The row at `lo` is `None` when the item did not exist then; the row at
+        `hi` has `value=None` when it does not exist at `hi`. Cost: the rows
+        written in (lo, hi], never the size of the scope.
+        """
+        ends = self.cur.execute(
+            self.sql.ITEM_ENDS_IN_RANGE, (scope_text(scope), lo, hi)
+        ).fetchall()
+        rows = self._rows_by_id([i for pair in ends for i in pair if i is not None])
+        pairs = []
+        for prev_id, last_id in ends:
+            old = rows.get(prev_id) if prev_id is not None else None
+            if old is not None and old.value is None and old.erased is None:
+                old = None  # a deletion: the item did not exist at `lo`
+            pairs.append((old, rows[last_id]))
+        return pairs
+
+    def diff(self, scope: Namespace, v1: int, v2: int) -> list[Change]:
+        """What differs between the scope at `v1` and at `v2` (old = at v1)."""
+        self.check_version(scope, v1, allow_zero=True)
+        self.check_version(scope, v2, allow_zero=True)
+        lo, hi = sorted((v1, v2))
+        changes = []
+        for at_lo, at_hi in self._rows_since(scope, lo, hi):
+            was = at_lo.erased if at_lo else None
+            if at_lo and at_lo.value == at_hi.value and was == at_hi.erased:
+                continue  # the same JSON text: equal without decoding
+            old = decode_value(at_lo.value) if at_lo else None
+            new = decode_value(at_hi.value)
+            if old != new or was or at_hi.erased:
+                sides = [(old, was), (new, at_hi.erased)]
+                if v1 > v2:
+                    sides.reverse()
+                (old, was), (new, now) = sides
+                changes.append(
+                    Change(
+                        namespace_from_text(at_hi.namespace),
+                        at_hi.key,
+                        old,
+                        new,
+                        was,
+                        now,
+                    )
+                )
+        return changes
+
+    def rollback(self, scope: Namespace, to: int, meta: CommitMeta) -> Commit:
+        """Restore the scope to its state at `to`, as a new commit."""
+        head = self.check_version(scope, to, allow_zero=True)
+        if to == head:
+            raise VersionError(f"v{to} is already HEAD; there is nothing to roll back")
+        restore = []
+        for at_to, at_head in self._rows_since(scope, to, head):
+            if at_to is None:
+                if at_head.value is not None:
+                    restore.append(_NewRow(at_head.namespace, at_head.key, None, None))
+            elif _state(at_to) != _state(at_head):
+                restore.append(_restored(at_to))
+        commit = self._commit(scope, "rollback", restore, meta, target=to)
+        assert commit is not None
+        return commit
+
+    def revert(
+        self,
+        scope: Namespace,
+        version: int,
+        meta: CommitMeta,
+        *,
+        items: Sequence[tuple[Namespace, str]] | None = None,
+        force: bool = False,
+    ) -> Commit | RevertConflict:
+        """Undo one commit's changes (or only those to `items`) as a new commit.
+
+        Three-way: an item conflicts only when its value at HEAD differs from
+        what the commit wrote; then nothing is applied, unless `force`, which
+        restores it all the same. Items that already hold their old value are
+        left alone.
+        """
+        restore, _, conflicts = self._plan_revert(scope, version, items)
+        if conflicts and not force:
+            return RevertConflict(scope, version, conflicts)
+        if not restore:
+            raise VersionError(f"v{version}'s changes are already undone at HEAD")
+        commit = self._commit(scope, "revert", restore, meta, target=version)
+        assert commit is not None
+        return commit
+
+    def revert_thread(
+        self, scope: Namespace, thread_id: str, after_seq: int, meta: CommitMeta
+    ) -> Commit | None:
+        """Undo what commits labelled with `thread_id` changed in the scope
+        after commit `after_seq`, as one new commit; `None` if that changes
+        nothing. Other writers' changes stay: an item another thread (or a
+        person) wrote after the thread goes back to that write's value, and
+        an item it wrote over the thread's is left alone."""
+        plan = self.matching_revert_plan(scope, by_thread(thread_id), after_seq)
+        if not plan.restore:
+            return None
+        return self._commit(scope, "revert", plan.restore, meta)
+
+    def revert_matching(
+        self,
+        scope: Namespace,
+        matches: Callable[[Mapping[str, Any], str | None], bool],
+        meta: CommitMeta,
+        *,
+        force: bool = False,
+        dry_run: bool = False,
+    ) -> MatchedRevert:
+        """Undo every change of the scope's commits that `matches(labels,
+        author)`, as one commit (`matching_revert_plan` says how). Nothing is
+        written for a dry run, when nothing would change, or when other
+        writers changed an item since and not `force`."""
+        plan = self.matching_revert_plan(scope, matches, force=force)
+        done = MatchedRevert(scope, plan.versions, plan.changes, plan.conflicts)
+        if dry_run or not plan.restore or (plan.conflicts and not force):
+            return done
+        return replace(done, commit=self._commit(scope, "revert", plan.restore, meta))
+
+    def matching_revert_plan(
+        self,
+        scope: Namespace,
+        matches: Callable[[Mapping[str, Any], str | None], bool],
+        after_seq: int = 0,
+        *,
+        force: bool = False,
+    ) -> _RevertPlan:
+        """What undoing every change of the scope's commits after `after_seq`
+        that `matches(labels, author)` would write and change.
+
+        Per item they changed, the value that comes back is the last one
+        another writer gave it since their first change, else the one before
+        it. An item another writer changed after their last change is a
+        conflict, left as it is unless `force` (which brings back the value
+        from before their first change)."""
+        history: dict[tuple[str, str], list[_Step]] = {}
+        for ns, key, row_id, prev_id, version, author, labels in self.cur.execute(
+            self.sql.CHANGES_AFTER_SEQ, (scope_text(scope), after_seq)
+        ):
+            mine = matches(json.loads(labels), author)
+            step = _Step(row_id, prev_id, version, author, mine)
+            history.setdefault((ns, key), []).append(step)
+        ends: dict[tuple[str, str], tuple[int | None, int]] = {}
+        later: dict[tuple[str, str], list[_Step]] = {}
+        matched: set[int] = set()
+        for item, steps in history.items():
+            firsts = [i for i, step in enumerate(steps) if step.mine]
+            if not firsts:
+                continue
+            matched.update(steps[i].version for i in firsts)
+            tail = steps[firsts[0] :]
+            if firsts[-1] + 1 < len(steps):  # another writer changed it since
+                later[item] = steps[firsts[-1] + 1 :]
+                ends[item] = (tail[0].prev_id, steps[-1].row_id)
+                continue
+            others = [step.row_id for step in tail if not step.mine]
+            ends[item] = (others[-1] if others else tail[0].prev_id, steps[-1].row_id)
+        rows = self._rows_by_id(
+            [row_id for pair in ends.values() for row_id in pair if row_id is not None]
+        )
+        restore, changed, conflicts = [], [], []
+        for (ns, key), (stays_id, head_id) in ends.items():
+            stays = rows.get(stays_id) if stays_id is not None else None
+            old = None if stays is None else decode_value(stays.value)
+            held = decode_value(rows[head_id].value)
+            if old == held:
+                continue  # as it was before the matching commits: undone already
+            namespace = namespace_from_text(ns)
+            since = later.get((ns, key))
+            if since:
+                conflicts.append(
+                    Conflict(
+                        namespace,
+                        key,
+                        tuple(step.version for step in since),
+                        None,
+                        held,
+                        old,
+                        tuple(step.author for step in since),
+                    )
+                )
+                if not force:
+                    continue
+            changed.append(Change(namespace, key, held, old))
+            restore.append(_back_to(ns, key, stays))
+        return _RevertPlan(
+            tuple(sorted(matched)), restore, tuple(changed), tuple(conflicts)
+        )
+
+    def revert_effect(
+        self,
+        scope: Namespace,
+        version: int,
+        *,
+        items: Sequence[tuple[Namespace, str]] | None = None,
+    ) -> tuple[tuple[Change, ...], tuple[Conflict, ...]]:
+        """What `revert` would change at HEAD (old = HEAD now), and the conflicts
+        it would report; writes nothing."""
+        _, changes, conflicts = self._plan_revert(scope, version, items)
+        return changes, conflicts
+
+    def _plan_revert(
+        self,
+        scope: Namespace,
+        version: int,
+        items: Sequence[tuple[Namespace, str]] | None,
+    ) -> tuple[list[_NewRow], tuple[Change, ...], tuple[Conflict, ...]]:
+        """The rows a revert writes, what they change at HEAD, and the conflicts."""
+        self.check_version(scope, version, allow_zero=False)
+        if self._op_of(scope, version) == "propose":
+            raise VersionError(
+                f"v{version} is a proposal: nothing it holds is in memory to "
+                f"revert; approve or reject it instead"
+            )
+        plan = self.cur.execute(
+            self.sql.REVERT_PLAN, (scope_text(scope), version)
+        ).fetchall()
+        if not plan:
+            raise VersionError(
+                f"v{version} changed nothing; there is nothing to revert"
+            )
+        if items is not None:
+            wanted = {(namespace_text(ns), key) for ns, key in items}
+            missing = wanted - {(ns, key) for ns, key, *_ in plan}
+            if missing:
+                ns, key = sorted(missing)[0]
+                raise VersionError(
+                    f"v{version} did not change {ns.replace('.', '/')}/{key}"
+                )
+            plan = [row for row in plan if (row[0], row[1]) in wanted]
+        before = self._rows_by_id([r[3] for r in plan if r[3] is not None])
+        restore, changes, conflicts = [], [], []
+        for ns, key, wrote, prev_id, now in plan:
+            prev = before.get(prev_id) if prev_id is not None else None
+            old = None if prev is None else decode_value(prev.value)
+            held = decode_value(now)
+            if held == old:
+                continue  # already as it was before the commit
+            namespace = namespace_from_text(ns)
+            if held != decode_value(wrote):
+                later = self.cur.execute(
+                    self.sql.LATER_WRITES, (ns, key, version)
+                ).fetchall()
+                conflicts.append(
+                    Conflict(
+                        namespace,
+                        key,
+                        tuple(row[0] for row in later),
+                        decode_value(wrote),
+                        held,
+                        old,
+                        tuple(row[1] for row in later),
+                    )
+                )
+            changes.append(Change(namespace, key, held, old))
+            restore.append(_back_to(ns, key, prev))
+        return restore, tuple(changes), tuple(conflicts)
+
+
+def _state(row: _Row) -> tuple[Any, ...]:
+    """What a read shows of a row: its value and both timestamps."""
+    return decode_value(row.value), row.created_at, row.updated_at
+
+
+def by_thread(thread_id: str) -> Callable[[Mapping[str, Any], str | None], bool]:
+    """A `matching_revert_plan` test: commits a run of this thread made."""
+    return lambda labels, _author: labels.get("thread_id") == thread_id
+
+
+class _Step(NamedTuple):
+    """One change to an item, as a revert of matching commits reads it."""
+
+    row_id: int
+    prev_id: int | None
+    version: int
+    author: str | None
+    mine: bool
+
+
+class _RevertPlan(NamedTuple):
+    """What undoing the changes of matching commits would do: the versions
+    that matched, the rows it writes, what they change at HEAD (old = HEAD
+    now), and the items changed again since by other writers."""
+
+    versions: tuple[int, ...]
+    restore: list[_NewRow]
+    changes: tuple[Change, ...]
+    conflicts: tuple[Conflict, ...]
+
+
+def _back_to(namespace: str, key: str, row: _Row | None) -> _NewRow:
+    """The row that brings an item back to `row`, what a revert restores:
+    its deletion when `row` is `None` (the item did not exist) or a deletion,
+    else `_restored(row)` (a redacted one comes back absent, a compacted one
+    refuses)."""
+    if row is None or (row.value is None and row.erased is None):
+        return _NewRow(namespace, key, None, None)
+    return _restored(row)
+
+
+def _restored(row: _Row) -> _NewRow:
+    """A row that brings back `row` exactly as it was, timestamps included
+    (a redacted one: as absent).
+
+    Raises:
+        CompactedError: If its value was compacted away.
+    """
+    if row.erased == "compacted":
+        raise CompactedError(
+            f"{row.namespace.replace('.', '/')}/{row.key} at v{row.version} was "
+            "compacted: its value is gone and cannot be brought back"
+        )
+    return _NewRow(
+        row.namespace,
+        row.key,
+        row.value,
+        row.ttl_minutes,
+        row.created_at,
+        row.updated_at,
+        row.index_fields,
+    )
