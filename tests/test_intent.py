@@ -311,6 +311,35 @@ def test_a_command_that_is_not_an_undo_asks_for_nothing(request_: str) -> None:
     assert parse(request_, now=NOW).kind == "none"
 
 
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "please dont remove the cat",
+        "never delete my allergy info",
+        "dont touch the gym note",
+        "the allergy note is correct",
+        "you got my job right",
+        "the Osaka trip is fine, leave it",
+        "leave the Osaka trip alone",
+    ],
+)
+def test_asking_that_a_memory_stay_asks_for_nothing(request_: str) -> None:
+    """Keep it, don't remove it, it's right: not an undo of the memory named."""
+    assert parse(request_, now=NOW).kind == "none"
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "my job is right but the address is wrong",
+        "the vegan thing isnt true anymore",
+        "leave out the part about my ex",
+    ],
+)
+def test_an_objection_beside_an_affirmation_is_still_an_undo(request_: str) -> None:
+    assert parse(request_, now=NOW).kind == "undo"
+
+
 def test_change_and_an_id_is_still_a_change_id() -> None:
     assert parse("change 3.1", now=NOW) == Intent("undo", "change 3.1")
 

@@ -306,7 +306,9 @@ def test_memory_text_reaches_the_model_quoted_and_bounded(
      "thank you so much for remembering my peanut allergy",
      "thanks for noting the Osaka trip in April",
      "please keep my peanut allergy on file",
-     "remember that I am planning a trip to Osaka in April"],
+     "remember that I am planning a trip to Osaka in April",
+     "please don't remove my peanut allergy",
+     "the Osaka trip in April is right, leave it"],
 )  # fmt: skip
 def test_a_request_that_names_nothing_changes_nothing(
     fresh: ChronoStore, request_: str

@@ -293,7 +293,7 @@ _VERB = (
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
     r"|scratch|scrap|ditch|trash|toss|wipe|purge|nuke|unlearn|unsave|unremember"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid\s+of|throw\s+(?:out|away)"
-    r"|take\s+(?:out|off)|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
+    r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
     r"|take\s+(?:it|that|this|them)\s+(?:out|off)"
     r"|stop\s+remembering|(?:don't|do\s+not|not|no\s+need\s+to)(?:\s+need\s+to)?\s+"
     r"(?:remember|keep|save|store|know)|you\s+shouldn't\s+have\s+(?:saved|stored|kept|remembered|noted|added"
@@ -475,7 +475,8 @@ _ASKS = re.compile(  # a question about what was done: "did you delete X?"
 _ONE_QUESTION = re.compile(r"[^.!?]*\?+")
 _OTHER_ASK = re.compile(  # not an undo: "remember that ...", "show me ..."
     r"(?i)^(?:remember|save|note|add|keep|store|record|write|update|change|set|tell"
-    r"|show|remind|list|find|look|search|give|make|put\s+down)\b"
+    r"|show|remind|list|find|look|search|give|make|put\s+down"
+    r"|leave(?![^,.!?;]*\bout\b))\b"  # "leave X out" is an undo
     r"(?!\s+[#v]?\d+(?:\.\d+)?$)"  # "change 3.1" is a change id
 )
 _THANKS = re.compile(r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful)\b")
@@ -483,6 +484,20 @@ _OBJECTS = re.compile(  # what a request with no command says is wrong
     r"(?i)n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
     r"|untrue|false|jok(?:e[sd]?|ing)|kidding|sarcas\w*|made\s+up|misheard|backwards"
     r"|fix|correct|forget|lose|bin|chuck|get\s+(?:it|that|this|them)\s+(?:out|off))\b"
+)
+_KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
+    r"(?i)\b(?:don't|do\s+not|never|no\s+need\s+to)\s+(?:ever\s+)?(?:remove|delete"
+    r"|forget|touch|change|undo|drop|erase|wipe|lose|clear|scrap|ditch|bin"
+    r"|get\s+rid\s+of|take\s+(?:out|off)|throw\s+(?:out|away))\b"
+)
+_AFFIRMS = re.compile(  # "the allergy note is correct", "you got my job right"
+    r"(?i)(?:\b(?:is|are|was|were|got(?:\s+[\w']+){1,3}?)|'s)\s+(?:all\s+|totally\s+"
+    r"|completely\s+|still\s+)?(?:correct|right|accurate|fine|ok(?:ay)?|good|great"
+    r"|true|spot\s+on|perfect)\b"
+)
+_DENIES = re.compile(
+    r"(?i)n't\b|\b(?:not|no|never|wrong|mistake[ns]?|incorrect|untrue|false"
+    r"|jok(?:e[sd]?|ing)|kidding|sarcas\w*|misheard|made\s+up)\b"
 )
 _WRONG = re.compile(
     r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
@@ -532,11 +547,14 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
         if not topic or (asks and not removed):
             return Intent("none", "", window)
-        if (
-            (_THANKS.search(plain) or _OTHER_ASK.match(text))
-            and not removed
-            and not _OBJECTS.search(plain)
-        ):  # "thanks for remembering my allergy", "remember that I moved"
+        if not removed and (
+            (
+                (_THANKS.search(plain) or _OTHER_ASK.match(text))
+                and not _OBJECTS.search(plain)
+            )  # "thanks for remembering my allergy", "remember that I moved"
+            or _KEEPS.search(plain)
+            or (_AFFIRMS.search(plain) and not _DENIES.search(plain))
+        ):
             return Intent("none", "", window)
         return Intent("restore" if removed else "undo", topic, window)
     rest = text[match.end() :]
