@@ -26,7 +26,13 @@ from typing import Any
 import pytest
 from langgraph.store.base import PutOp
 
-from langgraph_chronomem import ChronoStore, InvalidRequestError, commit_context
+from langgraph_chronomem import (
+    ChronoStore,
+    ConfigError,
+    InvalidRequestError,
+    ResolverConfig,
+    commit_context,
+)
 from langgraph_chronomem.tools import (
     create_memory_history_tool,
     create_undo_memory_tool,
@@ -207,6 +213,28 @@ def test_still_true_matches_the_state_that_held_not_the_new_value(
     assert best is not None and (best.commit.version, best.target) == (5, 4)
     back = memory.resolve(MAYA, "back to when I still lived in New York").best
     assert back is not None and (back.commit.version, back.target) == (6, 5)
+
+
+def test_still_true_is_offered_not_acted_on_alone(tmp_path: Path) -> None:
+    """Going back to when something was still true rolls the whole memory back;
+    its version choice is the weak part, so it asks even when sure, unless the
+    caller lets it act (`ResolverConfig.act_on`)."""
+    request_ = "back to when I still lived in New York"
+    with ChronoStore.from_path(tmp_path / "asks", scope_depth=2) as store:
+        write(store)
+        result = store.undo(MAYA, request_)
+        assert not result.applied and store.head(MAYA) == len(HISTORY)
+        best = result.resolution.best
+        assert best is not None and best.target == 5
+        assert "ResolverConfig.act_on" in result.resolution.reason
+    every = frozenset({"undo", "restore", "before", "at", "still"})
+    acts = ResolverConfig(act_on=every)
+    with ChronoStore.from_path(tmp_path / "a", scope_depth=2, resolver=acts) as store:
+        write(store)
+        assert store.undo(MAYA, request_).applied
+        assert store.get(MAYA, key("home")).value == fact(
+            "User moved to New York City for a new job"
+        )
 
 
 @pytest.mark.parametrize(
@@ -420,3 +448,18 @@ def test_a_request_that_names_a_memory_but_no_version_asks(memory: ChronoStore) 
     assert (
         resolution.reason == "the request names a memory but not which of its changes"
     )
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"act_on": frozenset({"undo", "forget"})},
+        {"retrievers": frozenset({"bm25", "words"})},
+        {"rrf_weights": (0.0, 0.0)},
+    ],
+)
+def test_a_resolver_config_that_cannot_work_is_a_config_error(
+    config: dict[str, Any],
+) -> None:
+    with pytest.raises(ConfigError):
+        ResolverConfig(**config)

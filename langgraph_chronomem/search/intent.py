@@ -94,6 +94,7 @@ _MONTH = (
 )
 _DAY = r"(?P<day>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
+_OF_YEAR = rf"(?:,?\s+{_YEAR}|\s+(?P<last_year>last\s+year))"  # "May last year"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
             "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple": 2,
             "few": 3, "several": 3}  # fmt: skip
@@ -163,10 +164,11 @@ def _date(match: re.Match[str], now: datetime) -> Span | None:
     """A day, month or year: the latest that has begun, unless the year is said."""
     named = match.groupdict()
     month = _MONTHS.index(named["month"][:3].lower()) + 1 if named.get("month") else 1
-    year = int(named["year"]) if named.get("year") else now.year
+    said = named.get("year") or named.get("last_year")
+    year = int(named["year"]) if named.get("year") else now.year - bool(said)
     try:
         first = date(year, month, int(named.get("day") or 1))
-        if not named.get("year") and first > now.date():  # "May 8" said in January
+        if not said and first > now.date():  # "May 8" said in January
             first = first.replace(year=year - 1)
     except ValueError:  # "Feb 30"
         return None
@@ -192,9 +194,9 @@ _PART = r"(?P<part>morning|afternoon|evening|night)"
 _TIMES: list[tuple[str, Callable[[re.Match[str], datetime], Span | None], bool]] = [
     (r"(?P<iso>\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d(?::\d\d)?(?:Z|[+-]\d\d:\d\d)?)?)",
      _iso, False),
-    (rf"{_MONTH}\.?\s+{_DAY}(?:,?\s+{_YEAR})?", _date, True),
-    (rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}(?:,?\s+{_YEAR})?", _date, True),
-    (rf"{_MONTH}(?:\s+{_YEAR})?(?!'s)", _date, True),  # "May's party": a name
+    (rf"{_MONTH}\.?\s+{_DAY}{_OF_YEAR}?", _date, True),
+    (rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}{_OF_YEAR}?", _date, True),
+    (rf"{_MONTH}{_OF_YEAR}?(?!'s)", _date, True),  # "May's party": a name
     (_YEAR, _date, True),
     (rf"(?:the\s+(?:past|last)\s+|past\s+|last\s+(?=(?:{_COUNT})\s+{_UNIT})"
      rf"|(?=(?:{_COUNT})\s+{_UNIT}\s+ago\b))(?:(?P<n>{_COUNT})\s+)?"
@@ -280,15 +282,17 @@ _VERB = (
     r"(?P<redo>re-?do)"
     r"|(?P<back>(?:(?:go|get|take|bring|roll|turn|set|jump|revert|restore|undo"
     r"|reset|put|move)\s*"
-    rf"(?:{_WHOM}\s+)?)?back(?:\s+{_WHOM})?\s+to"
+    rf"(?:{_WHOM}\s+)?)?back(?:\s+{_WHOM})?(?:\s*,\s*(?:if\s+you\s+(?:would|could|can"
+    r"|don't\s+mind)|if\s+possible|please)\s*,)?\s+to"
     r"|(?:revert|return|reset|rewind|restore|roll\s*back)"
     r"(?:\s+(?:my|the|your)\s+(?:memory|memories|state|version)"
     r"|\s+(?:everything|things|it\s+all|all(?:\s+of\s+it)?))?\s+to"
     r"|restore(?:\s+\w+){0,3}?\s+from(?=\s+(?:when|before|after)\b)"
     rf"|(?:put|set|get|bring|turn)\s+(?:{_WHOM}\s+)?back\s+(?:to\s+)?(?:the\s+way"
     r"|how)\s+(?:it|they|things|everything)\s+(?:was|were)(?=\s+(?:when|before)\b)"
-    r"|back\s+(?=when\b)|(?:to\s+)?(?=(?:the\s+(?:time|days?)\s+)?when\b))"
-    r"|(?P<restore>restore|recover|re-?add|re-?save|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
+    r"|back\s+(?=when\b)|to\s+(?=(?:the\s+(?:time|days?)\s+)?when\b))"
+    r"|(?P<when>(?=(?:the\s+(?:time|days?)\s+)?when\b))"
+    r"|(?P<restore>restore|recover|reinstate|re-?add|re-?save|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
     r"\s+back)"
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
     r"|scratch|scrap|ditch|trash|toss|wipe|purge|nuke|unlearn|unsave|unremember"
@@ -302,7 +306,10 @@ _VERB = (
 )
 _CLAUSES = [
     re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-\s*)(?:{_VERB})\b"),
-    re.compile(rf"(?i)\b(?:and|but|so|then|just|now|to|you|let's)\s+(?:{_VERB})\b"),
+    re.compile(
+        rf"(?i)\b(?:and|but|so|then|just|now|to|let's|you(?:\s+(?:can|could|may"
+        rf"|might|should))?)\s+(?:{_VERB})\b"
+    ),
 ]
 _BACK_KEY = re.compile(
     r"(?i)\s*(?:(?:how|the\s+way)\s+(?:it|they|things|everything|it\s+all)\s+"
@@ -441,7 +448,9 @@ _REMOVED = re.compile(  # "you deleted ...": what a restore brings back follows
     r"(?i)\byou(?:'ve|\s+have)?\s+(?:just\s+)?(?:deleted|removed|dropped|wiped|erased"
     r"|cleared|took\s+out|took\s+off|got\s+rid\s+of|forgot|lost|threw\s+out)\b"
 )
-_PRONOUN = re.compile(r"(?i)^(?:it|that|this|them|those|these)\b")
+_PRONOUN = re.compile(
+    r"(?i)^(?:(?:any|all)\s+of\s+)?(?:it|that|this|them|those|these)\b"
+)
 _REMOVAL = re.compile(  # "undo deleting X", "reverse the removal of X": a restore
     r"(?i)^(?:(?:the|that|your|my)\s+)?(?:deleting|removing|erasing|forgetting"
     r"|dropping|wiping|deletion\s+of|removal\s+of)\s+"
@@ -537,9 +546,9 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     text = _PREFACE.sub("", text, count=1)
     if _ASKS.match(text) and _ONE_QUESTION.fullmatch(plain.strip()):
         return Intent("none", "", window)  # "what did you remove?"
-    match = next(filter(None, (clause.search(text) for clause in _CLAUSES)), None)
+    match = _command(text)
     give = _GIVE_BACK.search(text)
-    if give and (match is None or match.lastgroup != "back"):
+    if give and (match is None or match.lastgroup not in ("back", "when")):
         return _give_back(text, give, window)
     if match is None:
         removed = _REMOVED.search(text)  # "you dropped my dentist", nothing more
@@ -558,7 +567,7 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
             return Intent("none", "", window)
         return Intent("restore" if removed else "undo", topic, window)
     rest = text[match.end() :]
-    if match.lastgroup == "back":
+    if match.lastgroup in ("back", "when"):
         return _back(rest, window)
     before = _topic(text[: match.start()])
     named = _PRONOUN.match(_clean(rest)) or _OBJECT_PRONOUN.search(match.group())
@@ -583,6 +592,17 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         if found and _topic(rest[found.end() :]):
             return Intent(kind, _topic(rest[found.end() :]), window)
     return Intent("undo", topic or before, window)
+
+
+def _command(text: str, start: int = 0) -> re.Match[str] | None:
+    """The first command in `text`. A sentence that opens with "when" goes back
+    to then ("when I still had the flat, go back to that") unless another
+    command follows ("when I pasted that page, remove what it saved")."""
+    match = next(filter(None, (c.search(text, start) for c in _CLAUSES)), None)
+    if match is None or match.lastgroup != "when":
+        return match
+    later = _command(text, match.end() + 1)
+    return later if later is not None and later.lastgroup != "back" else match
 
 
 def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Intent:

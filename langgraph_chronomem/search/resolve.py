@@ -101,6 +101,10 @@ class ResolverConfig:
             has many versions, and the words must pick one.
         margin: Whatever the similarity, a best candidate that leads the next
             by less than this is a tie, offered and never acted on.
+        act_on: The intents the resolver may act on alone. "Back to when X
+            was still true" is left out: on the tuning split it was right 3
+            times in 4 when it acted, and a wrong one rolls the whole memory
+            back over every change since (it is offered instead).
     """
 
     rrf_k: int = 60
@@ -119,6 +123,7 @@ class ResolverConfig:
     act_score_rollback: float = 0.7
     act_coverage_rollback: float = 0.5
     margin: float = 0.02
+    act_on: frozenset[str] = frozenset({"undo", "restore", "before", "at"})
 
     def __post_init__(self) -> None:
         unknown = self.retrievers - {"bm25", "dense"}
@@ -133,6 +138,13 @@ class ResolverConfig:
                 f"got {self.rrf_weights!r}"
             )
         object.__setattr__(self, "rrf_weights", tuple(float(w) for w in weights))
+        strange = set(self.act_on) - {"undo", "restore", "before", "at", "still"}
+        if strange:
+            raise ConfigError(
+                "act_on holds intents among undo, restore, before, at and still; "
+                f"got {sorted(strange)}"
+            )
+        object.__setattr__(self, "act_on", frozenset(self.act_on))
 
 
 @dataclass(frozen=True)
@@ -557,6 +569,14 @@ class Resolver:
         if not candidates:
             return replace(base, reason="nothing matched")
         decided, reason = self._sure(candidates)
+        if decided and kind not in self.config.act_on:
+            decided, reason = (
+                False,
+                (
+                    f"a {kind!r} request is offered, not acted on alone "
+                    "(ResolverConfig.act_on)"
+                ),
+            )
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
