@@ -6,7 +6,8 @@ batches, updates over months, deletions, memories the assistant got wrong, two
 poisoned memories per user except maya and tomas), and requests written by people who
 saw only a plain account of each life, never the memory text. Each user file names
 its split: amara, hana, maya, tomas and walt are the tuning split; grace, kenji,
-oskar and priya the test split: tune nothing on them.
+oskar and priya the test split: tune nothing on them; ines and dev, written after
+the resolver was settled, the check split: run once, for the figures.
 
 Every request is resolved with `store.resolve` (nothing applied) by each system,
 side by side on the same store:
@@ -92,6 +93,7 @@ _SKIPPED = {  # a restated request left empty: the agent made no call
     "scores": None, "second": None, "action": None, "reason": "not called",
     "ms": 0.0,
 }  # fmt: skip
+SPLITS = ("test", "tuning", "check")
 
 
 def _overlap(text: str, memory: str) -> float:
@@ -255,7 +257,7 @@ def render(
         "Undo on agent memory (LangMem layout, people's phrasing)", command, machine
     )
     summary: dict[str, Any] = {}
-    for split in ("test", "tuning"):
+    for split in SPLITS:
         part = [r for r in records if r["split"] == split]
         if not part:
             continue
@@ -353,7 +355,7 @@ def _override(item: str) -> tuple[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("all", "tuning", "test"), default="all")
+    parser.add_argument("--split", choices=("all", *SPLITS), default="all")
     parser.add_argument("--systems", nargs="+", choices=tuple(SYSTEMS))
     parser.add_argument(
         "--requests", choices=tuple(REQUEST_SETS), default="written",
