@@ -16,26 +16,22 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from langgraph_chronomem.engine.core import TransactionCore
 from langgraph_chronomem.engine.rows import (
-    ChangeRow,
     _index_rows,
     _NewRow,
-    _Written,
     chunks,
     namespace_from_text,
     namespace_text,
     scope_text,
 )
-from langgraph_chronomem.engine.sql import Cursor, Dialect
 from langgraph_chronomem.engine.types import (
-    Commit,
     CommitMeta,
     Compaction,
     Erased,
     Namespace,
-    Op,
     Redaction,
 )
 from langgraph_chronomem.engine.values import decode_value, encode_time
@@ -47,52 +43,13 @@ REDACTED_REASON = "[redacted]"  # what a commit reason `redact` erased reads
 _COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
 
 
-class ForgettingOps:
+class ForgettingOps(TransactionCore):
     """The operations that erase values from the log: redact, compact, and
     what reads need to know of the versions compaction left incomplete.
 
     A mixin for `LogTransaction`, whose reads, `_write` and change index
     these methods use.
     """
-
-    cur: Cursor
-    sql: Dialect
-
-    if TYPE_CHECKING:  # what `LogTransaction` gives these methods
-
-        def head(self, scope: Namespace) -> int: ...
-
-        def meta(self, name: str) -> str | None: ...
-
-        def set_meta(self, name: str, value: str) -> None: ...
-
-        def log(
-            self,
-            scope: Namespace,
-            *,
-            version: int | None = None,
-            labels: Mapping[str, str] | None = None,
-        ) -> list[Commit]: ...
-
-        def row_ids_of(self, scope: Namespace, version: int) -> list[int]: ...
-
-        def row_links(
-            self, ids: Sequence[int], *, following: bool = False
-        ) -> list[tuple[int, int, int | None]]: ...
-
-        def _change_rows(self, rows: Iterable[Sequence[Any]]) -> list[ChangeRow]: ...
-
-        def _rebuild_projections(self, scope: Namespace) -> None: ...
-
-        def _write(
-            self,
-            scope: Namespace,
-            op: Op,
-            rows: Sequence[_NewRow],
-            meta: CommitMeta,
-            *,
-            target: int | None = None,
-        ) -> _Written | None: ...
 
     def redact(
         self,

@@ -8,55 +8,19 @@ proposal they decide (`target`), and a decision is final.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
+from langgraph_chronomem.engine.core import TransactionCore
 from langgraph_chronomem.engine.rows import _NewRow, _Row, scope_text
-from langgraph_chronomem.engine.sql import Cursor, Dialect
-from langgraph_chronomem.engine.types import Commit, CommitMeta, Namespace, Op
+from langgraph_chronomem.engine.types import Commit, CommitMeta, Namespace
 from langgraph_chronomem.errors import VersionError, WriteConflictError
 
 __all__ = ["ProposalOps"]
 
 
-class ProposalOps:
+class ProposalOps(TransactionCore):
     """The review operations of a transaction: list, approve, reject.
 
     A mixin for `LogTransaction`, whose reads and `_commit` these methods use.
     """
-
-    cur: Cursor
-    sql: Dialect
-
-    if TYPE_CHECKING:  # what `LogTransaction` gives these methods
-
-        def check_version(
-            self, scope: Namespace, version: int, *, allow_zero: bool
-        ) -> int: ...
-
-        def log(
-            self, scope: Namespace, *, version: int | None = None
-        ) -> list[Commit]: ...
-
-        def row_ids_of(self, scope: Namespace, version: int) -> list[int]: ...
-
-        def row_links(
-            self, ids: Sequence[int], *, following: bool = False
-        ) -> list[tuple[int, int, int | None]]: ...
-
-        def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]: ...
-
-        def _op_of(self, scope: Namespace, version: int) -> str | None: ...
-
-        def _commit(
-            self,
-            scope: Namespace,
-            op: Op,
-            rows: Sequence[_NewRow],
-            meta: CommitMeta,
-            *,
-            target: int | None = None,
-        ) -> Commit | None: ...
 
     def proposals(self, scope: Namespace) -> list[Commit]:
         """The scope's pending proposals, oldest first: its `propose` commits

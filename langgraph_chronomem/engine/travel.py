@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
+from langgraph_chronomem.engine.core import TransactionCore
 from langgraph_chronomem.engine.rows import (
     _NewRow,
     _Row,
@@ -21,7 +22,6 @@ from langgraph_chronomem.engine.rows import (
     namespace_text,
     scope_text,
 )
-from langgraph_chronomem.engine.sql import Cursor, Dialect
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -29,7 +29,6 @@ from langgraph_chronomem.engine.types import (
     Conflict,
     MatchedRevert,
     Namespace,
-    Op,
     RevertConflict,
 )
 from langgraph_chronomem.engine.values import decode_value
@@ -38,35 +37,12 @@ from langgraph_chronomem.errors import CompactedError, VersionError
 __all__ = ["TravelOps", "by_thread"]
 
 
-class TravelOps:
+class TravelOps(TransactionCore):
     """The operations that compare versions and undo changes: diff,
     rollback, revert and its variants.
 
     A mixin for `LogTransaction`, whose reads and `_commit` these methods use.
     """
-
-    cur: Cursor
-    sql: Dialect
-
-    if TYPE_CHECKING:  # what `LogTransaction` gives these methods
-
-        def check_version(
-            self, scope: Namespace, version: int, *, allow_zero: bool
-        ) -> int: ...
-
-        def _op_of(self, scope: Namespace, version: int) -> str | None: ...
-
-        def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]: ...
-
-        def _commit(
-            self,
-            scope: Namespace,
-            op: Op,
-            rows: Sequence[_NewRow],
-            meta: CommitMeta,
-            *,
-            target: int | None = None,
-        ) -> Commit | None: ...
 
     def _rows_since(
         self, scope: Namespace, lo: int, hi: int

@@ -1,0 +1,78 @@
+"""What the operation mixins use of a transaction.
+
+`TravelOps`, `ProposalOps` and `ForgettingOps` each hold one kind of operation;
+`LogTransaction` (base.py) inherits them and gives the reads and writes they
+call. Those are declared here once, for the type checker: at run time this
+class holds nothing, and the mixins never import base.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from langgraph_chronomem.engine.rows import ChangeRow, _NewRow, _Row, _Written
+from langgraph_chronomem.engine.sql import Cursor, Dialect
+from langgraph_chronomem.engine.types import Commit, CommitMeta, Namespace, Op
+
+
+class TransactionCore:
+    """A transaction's cursor and SQL, and the methods of `LogTransaction`
+    that the operation mixins call."""
+
+    cur: Cursor
+    sql: Dialect
+
+    if TYPE_CHECKING:
+
+        def check_version(
+            self, scope: Namespace, version: int, *, allow_zero: bool
+        ) -> int: ...
+
+        def head(self, scope: Namespace) -> int: ...
+
+        def log(
+            self,
+            scope: Namespace,
+            *,
+            version: int | None = None,
+            labels: Mapping[str, str] | None = None,
+        ) -> list[Commit]: ...
+
+        def meta(self, name: str) -> str | None: ...
+
+        def row_ids_of(self, scope: Namespace, version: int) -> list[int]: ...
+
+        def row_links(
+            self, ids: Sequence[int], *, following: bool = False
+        ) -> list[tuple[int, int, int | None]]: ...
+
+        def set_meta(self, name: str, value: str) -> None: ...
+
+        def _change_rows(self, rows: Iterable[Sequence[Any]]) -> list[ChangeRow]: ...
+
+        def _commit(
+            self,
+            scope: Namespace,
+            op: Op,
+            rows: Sequence[_NewRow],
+            meta: CommitMeta,
+            *,
+            target: int | None = None,
+        ) -> Commit | None: ...
+
+        def _op_of(self, scope: Namespace, version: int) -> str | None: ...
+
+        def _rebuild_projections(self, scope: Namespace) -> None: ...
+
+        def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]: ...
+
+        def _write(
+            self,
+            scope: Namespace,
+            op: Op,
+            rows: Sequence[_NewRow],
+            meta: CommitMeta,
+            *,
+            target: int | None = None,
+        ) -> _Written | None: ...
