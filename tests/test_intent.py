@@ -340,6 +340,26 @@ def test_an_objection_beside_an_affirmation_is_still_an_undo(request_: str) -> N
     assert parse(request_, now=NOW).kind == "undo"
 
 
+@pytest.mark.parametrize(
+    ("request_", "kind"),
+    [
+        ("could you possibly erase what I said about Tom", "undo"),
+        ("When we moved to NYC you saved my address wrong, fix it", "undo"),
+        ("I would appreciate it if you deleted the entry about my surgery", "undo"),
+        ("I'd rather you forgot about the bakery idea", "undo"),
+        ("why did you save that i'm vegan?? i'm not", "undo"),
+        ("Would you mind restoring what you had on my grandson's hobbies?", "restore"),
+        ("I'd like the details of my old job back, please", "restore"),
+        ("Could you please reinstate the note on my allotment?", "restore"),
+        ("why did you delete my cat?", "none"),
+    ],
+)
+def test_polite_and_roundabout_requests(request_: str, kind: str) -> None:
+    """The long way round people ask: a conditional, a question then an
+    objection, "would you mind", "I'd like X back"."""
+    assert parse(request_, now=NOW).kind == kind
+
+
 def test_change_and_an_id_is_still_a_change_id() -> None:
     assert parse("change 3.1", now=NOW) == Intent("undo", "change 3.1")
 

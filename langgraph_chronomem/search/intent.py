@@ -262,7 +262,8 @@ def _plain(text: str) -> str:
 
 
 _POLITE = re.compile(
-    r"(?i)\b(?:please|pls|kindly|(?:can|could|would|will)\s+you"
+    r"(?i)\b(?:please|pls|kindly|possibly|(?:would|do)\s+you\s+mind"
+    r"|(?:can|could|would|will)\s+you"
     r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
@@ -292,9 +293,10 @@ _VERB = (
     r"|how)\s+(?:it|they|things|everything)\s+(?:was|were)(?=\s+(?:when|before)\b)"
     r"|back\s+(?=when\b)|to\s+(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<when>(?=(?:the\s+(?:time|days?)\s+)?when\b))"
-    r"|(?P<restore>restore|recover|reinstate|re-?add|re-?save|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
+    r"|(?P<restore>restore|restoring|recover|reinstate|reinstating|re-?add|re-?save|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
     r"\s+back)"
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
+    r"|fix|correct|deleting|removing|forgetting|erasing|dropping|wiping"
     r"|scratch|scrap|ditch|trash|toss|wipe|purge|nuke|unlearn|unsave|unremember"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid\s+of|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
@@ -441,11 +443,13 @@ _GIVE_BACK = re.compile(  # "put my old job back", "I need those notes again"
     r"(?:(?P<obj>[^,.!?;]{1,60}?)\s+)?"
     r"back\b(?!\s+(?:to|when)\b)(?:\s+in(?:\s+there)?)?|(?:can|could|may)\s+I\s+"
     r"(?:have|get)\s+(?P<had>[^,.!?;]{1,60}?)\s+back\b(?!\s+(?:to|when)\b)"
-    r"|(?:want|need)\s+(?P<wanted>[^,.!?;]{1,60}?)\s+(?:back|again)\b"
+    r"|(?:want|need|'d\s+like|would\s+like)\s+(?P<wanted>[^,.!?;]{1,60}?)\s+"
+    r"(?:back|again)\b"
     r"(?!\s+(?:to|when)\b))"
 )
 _REMOVED = re.compile(  # "you deleted ...": what a restore brings back follows
-    r"(?i)\byou(?:'ve|\s+have)?\s+(?:just\s+)?(?:deleted|removed|dropped|wiped|erased"
+    r"(?i)(?<!\bif )(?<!rather )\byou(?:'ve|\s+have)?\s+(?:just\s+)?(?:deleted|removed"
+    r"|dropped|wiped|erased"
     r"|cleared|took\s+out|took\s+off|got\s+rid\s+of|forgot|lost|threw\s+out)\b"
 )
 _PRONOUN = re.compile(
@@ -492,7 +496,9 @@ _THANKS = re.compile(r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful
 _OBJECTS = re.compile(  # what a request with no command says is wrong
     r"(?i)n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
     r"|untrue|false|jok(?:e[sd]?|ing)|kidding|sarcas\w*|made\s+up|misheard|backwards"
-    r"|fix|correct|forget|lose|bin|chuck|get\s+(?:it|that|this|them)\s+(?:out|off))\b"
+    r"|fix|correct|forget|lose|bin|chuck|get\s+(?:it|that|this|them)\s+(?:out|off)"
+    r"|if\s+you\s+(?:(?:could|would)\s+)?(?:deleted|removed|erased|dropped|forgot"
+    r"|wiped))\b"  # "I'd appreciate it if you deleted ..."
 )
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
     r"(?i)\b(?:don't|do\s+not|never|no\s+need\s+to)\s+(?:ever\s+)?(?:remove|delete"
@@ -554,7 +560,8 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         removed = _REMOVED.search(text)  # "you dropped my dentist", nothing more
         topic = _topic(_REMOVED.sub(" ", text) if removed else text)
         asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
-        if not topic or (asks and not removed):
+        denied = _DENIES.search(plain.rpartition("?")[2])  # "...?? I'm not"
+        if not topic or (asks and not removed and not denied):
             return Intent("none", "", window)
         if not removed and (
             (
