@@ -493,12 +493,16 @@ _OTHER_ASK = re.compile(  # not an undo: "remember that ...", "show me ..."
     r"(?!\s+[#v]?\d+(?:\.\d+)?$)"  # "change 3.1" is a change id
 )
 _THANKS = re.compile(r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful)\b")
-_OBJECTS = re.compile(  # what a request with no command says is wrong
-    r"(?i)n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
-    r"|untrue|false|jok(?:e[sd]?|ing)|kidding|sarcas\w*|made\s+up|misheard|backwards"
-    r"|fix|correct|forget|lose|bin|chuck|get\s+(?:it|that|this|them)\s+(?:out|off)"
-    r"|if\s+you\s+(?:(?:could|would)\s+)?(?:deleted|removed|erased|dropped|forgot"
-    r"|wiped))\b"  # "I'd appreciate it if you deleted ..."
+_DENIAL = (  # "not", "that was a joke": what says a memory is wrong
+    r"n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
+    r"|untrue|false|jok(?:e[sd]?|ing)|kidding|sarcas\w*|made\s+up|misheard"
+    r"|backwards)\b"
+)
+_DENIES = re.compile(rf"(?i){_DENIAL}")
+_OBJECTS = re.compile(  # a denial, or an ask to be rid of it, with no command
+    rf"(?i){_DENIAL}|\b(?:fix|correct|forget|lose|bin|chuck"
+    r"|get\s+(?:it|that|this|them)\s+(?:out|off)|if\s+you\s+(?:(?:could|would)\s+)?"
+    r"(?:deleted|removed|erased|dropped|forgot|wiped))\b"  # "... if you deleted X"
 )
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
     r"(?i)\b(?:don't|do\s+not|never|no\s+need\s+to)\s+(?:ever\s+)?(?:remove|delete"
@@ -509,10 +513,6 @@ _AFFIRMS = re.compile(  # "the allergy note is correct", "you got my job right"
     r"(?i)(?:\b(?:is|are|was|were|got(?:\s+[\w']+){1,3}?)|'s)\s+(?:all\s+|totally\s+"
     r"|completely\s+|still\s+)?(?:correct|right|accurate|fine|ok(?:ay)?|good|great"
     r"|true|spot\s+on|perfect)\b"
-)
-_DENIES = re.compile(
-    r"(?i)n't\b|\b(?:not|no|never|wrong|mistake[ns]?|incorrect|untrue|false"
-    r"|jok(?:e[sd]?|ing)|kidding|sarcas\w*|misheard|made\s+up)\b"
 )
 _WRONG = re.compile(
     r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
@@ -557,22 +557,7 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     if give and (match is None or match.lastgroup not in ("back", "when")):
         return _give_back(text, give, window)
     if match is None:
-        removed = _REMOVED.search(text)  # "you dropped my dentist", nothing more
-        topic = _topic(_REMOVED.sub(" ", text) if removed else text)
-        asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
-        denied = _DENIES.search(plain.rpartition("?")[2])  # "...?? I'm not"
-        if not topic or (asks and not removed and not denied):
-            return Intent("none", "", window)
-        if not removed and (
-            (
-                (_THANKS.search(plain) or _OTHER_ASK.match(text))
-                and not _OBJECTS.search(plain)
-            )  # "thanks for remembering my allergy", "remember that I moved"
-            or _KEEPS.search(plain)
-            or (_AFFIRMS.search(plain) and not _DENIES.search(plain))
-        ):
-            return Intent("none", "", window)
-        return Intent("restore" if removed else "undo", topic, window)
+        return _without_command(text, plain, window)
     rest = text[match.end() :]
     if match.lastgroup in ("back", "when"):
         return _back(rest, window)
@@ -599,6 +584,30 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         if found and _topic(rest[found.end() :]):
             return Intent(kind, _topic(rest[found.end() :]), window)
     return Intent("undo", topic or before, window)
+
+
+def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent:
+    """A request with no undo command: an undo of what it names if it says
+    the memory is wrong ("the Mars thing was a joke"), a restore if it says
+    something was removed ("you dropped my dentist"), and nothing if it only
+    asks, thanks, asks for something else, or asks that a memory stay."""
+    removed = _REMOVED.search(text)
+    topic = _topic(_REMOVED.sub(" ", text) if removed else text)
+    if not topic:
+        return Intent("none", "", window)
+    if removed:
+        return Intent("restore", topic, window)
+    asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
+    denied = _DENIES.search(plain.rpartition("?")[2])  # "...?? I'm not"
+    thanks_or_other = _THANKS.search(plain) or _OTHER_ASK.match(text)
+    if (
+        (asks and not denied)
+        or (thanks_or_other and not _OBJECTS.search(plain))
+        or _KEEPS.search(plain)  # "please don't remove the cat"
+        or (_AFFIRMS.search(plain) and not _DENIES.search(plain))  # "it's right"
+    ):
+        return Intent("none", "", window)
+    return Intent("undo", topic, window)
 
 
 def _command(text: str, start: int = 0) -> re.Match[str] | None:
