@@ -570,13 +570,13 @@ class Resolver:
             return replace(base, reason="nothing matched")
         decided, reason = self._sure(candidates)
         if decided and kind not in self.config.act_on:
-            decided, reason = (
-                False,
-                (
-                    f"a {kind!r} request is offered, not acted on alone "
-                    "(ResolverConfig.act_on)"
-                ),
+            what = (
+                "going back to when something was still true"
+                if kind == "still"
+                else f"a {kind!r} request"
             )
+            decided = False
+            reason = f"{what} is confirmed first (ResolverConfig.act_on)"
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
