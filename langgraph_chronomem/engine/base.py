@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 
 from langgraph_chronomem.engine.describe import CHANGE_TEXT_VERSION, change_text
-from langgraph_chronomem.engine.forgetting import REDACTED_REASON, ForgettingOps
+from langgraph_chronomem.engine.forgetting import ForgettingOps
 from langgraph_chronomem.engine.proposals import ProposalOps
 from langgraph_chronomem.engine.rows import (
     ChangeRow,
@@ -75,7 +75,6 @@ from langgraph_chronomem.errors import (
 )
 
 __all__ = [
-    "REDACTED_REASON",
     "ChangeRow",
     "LogTransaction",
     "by_thread",

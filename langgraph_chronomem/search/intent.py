@@ -545,9 +545,10 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     now = now or datetime.now(timezone.utc)
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
     plain = _plain(request)
-    text, window = _take_time(_POLITE.sub(" ", plain), now)
+    polite = _POLITE.sub(" ", plain)
+    text, window = _take_time(polite, now)
     text = _clean(text)
-    if _NOTHING.match(_clean(_POLITE.sub(" ", plain))):
+    if _NOTHING.match(_clean(polite)):
         return Intent("none", "", window)
     text = _PREFACE.sub("", text, count=1)
     if _ASKS.match(text) and _ONE_QUESTION.fullmatch(plain.strip()):

@@ -138,11 +138,10 @@ class ResolverConfig:
                 f"got {self.rrf_weights!r}"
             )
         object.__setattr__(self, "rrf_weights", tuple(float(w) for w in weights))
-        strange = set(self.act_on) - {"undo", "restore", "before", "at", "still"}
+        strange = set(self.act_on) - set(_PLAN)
         if strange:
             raise ConfigError(
-                "act_on holds intents among undo, restore, before, at and still; "
-                f"got {sorted(strange)}"
+                f"act_on holds intents among {', '.join(_PLAN)}; got {sorted(strange)}"
             )
         object.__setattr__(self, "act_on", frozenset(self.act_on))
 
