@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.store.base import PutOp
+from langgraph.store.base import BaseStore, PutOp
 
 from langgraph_chronomem import (
     ChronoStore,
@@ -115,7 +115,7 @@ def matched(store: ChronoStore, request: str) -> tuple[int, str]:
     return best.commit.version, names[best.changes[0].key]
 
 
-def head(store: ChronoStore) -> dict[str, Any]:
+def head(store: BaseStore) -> dict[str, Any]:
     return {item.key: item.value for item in store.search(MAYA, limit=100)}
 
 
@@ -336,7 +336,13 @@ def test_memory_text_reaches_the_model_quoted_and_bounded(
      "please keep my peanut allergy on file",
      "remember that I am planning a trip to Osaka in April",
      "please don't remove my peanut allergy",
-     "the Osaka trip in April is right, leave it"],
+     "the Osaka trip in April is right, leave it",
+     "no need to delete the Osaka trip", "should you remove my peanut allergy?",
+     "I'm thinking about deleting the Osaka trip",
+     "Tom deleted the photos of my orange tabby Miso",
+     "I'm allergic to peanuts and carry an EpiPen",
+     "remove the Osaka trip, actually no, keep it",
+     "forget everything you know about me", "undo the last 20 changes"],
 )  # fmt: skip
 def test_a_request_that_names_nothing_changes_nothing(
     fresh: ChronoStore, request_: str
@@ -344,6 +350,29 @@ def test_a_request_that_names_nothing_changes_nothing(
     before = fresh.head(MAYA)
     result = fresh.undo(MAYA, request_)
     assert not result.applied and fresh.head(MAYA) == before
+
+
+def test_forgetting_everything_is_offered_as_going_back_before_it_all(
+    fresh: ChronoStore,
+) -> None:
+    resolution = fresh.resolve(MAYA, "forget everything you know about me")
+    assert not resolution.decided
+    assert resolution.best is not None and resolution.best.target == 0
+    fresh.apply(MAYA, resolution, choice=0)
+    assert head(fresh) == {}
+
+
+def test_the_last_few_changes_are_undone_together(fresh: ChronoStore) -> None:
+    before = fresh.head(MAYA)
+    result = fresh.undo(MAYA, "undo the last two changes")
+    assert result.applied and result.target == before - 2
+    assert head(fresh) == head(fresh.as_of(MAYA, before - 2))
+
+
+def test_a_change_id_is_read_before_any_words(memory: ChronoStore) -> None:
+    resolution = memory.resolve(MAYA, "change 4.2")
+    assert resolution.decided and resolution.best is not None
+    assert resolution.best.id == "4.2"
 
 
 @pytest.mark.parametrize(

@@ -3,9 +3,9 @@
     >>> from datetime import datetime, timezone
     >>> now = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)  # a Wednesday
     >>> parse("undo the update about my move to NYC", now=now)
-    Intent(kind='undo', topic='my move to NYC', window=None)
+    Intent(kind='undo', topic='my move to NYC', window=None, count=1, asked=True)
     >>> parse("Could you go back to when I still lived in Boston?", now=now)
-    Intent(kind='still', topic='I lived in Boston', window=None)
+    Intent(kind='still', topic='I lived in Boston', window=None, count=1, asked=True)
     >>> window = parse("revert yesterday's change to my job", now=now).window
     >>> window.start.isoformat(), window.end.isoformat()
     ('2024-06-11T00:00:00+00:00', '2024-06-12T00:00:00+00:00')
@@ -39,11 +39,12 @@ morning/afternoon/evening", "tonight", "yesterday('s)", "yesterday morning",
 "last night", "the day before yesterday", "last Tuesday", "on Friday", "this/last
 week, month or year", "the past week", "the last 3 days", "3 days ago", "a couple
 of weeks ago", "an hour ago", "2024-05-08", "2024-05-08T10:30Z", "May 8", "Sept.
-1st, 2023", "the 8th of May", "in May", "in May 2023", "in 2023". "on/from/in" a
-time mean all of it, "since" from its start, "after" from its end, "before" up to
-its start, "until/as of" up to its end. Month names, bare weekdays and years count
-only after such a word (or "back to") or with "'s", so "what I may do", "Maynard"
-and "my Friday class" stay in the topic. Days begin in the timezone of `now`.
+1st, 2023", "the 8th of May", "in May", "last June", "in May 2023", "in 2023".
+"on/from/in" a time mean all of it, "since" from its start, "after" from its end,
+"before" up to its start, "until/as of" up to its end. Month names, bare weekdays
+and years count only after such a word (or "back to", "last") or with "'s", so
+"what I may do", "Maynard" and "my Friday class" stay in the topic. Days begin in
+the timezone of `now`.
 """
 
 from __future__ import annotations
@@ -74,11 +75,20 @@ class TimeWindow:
 
 @dataclass(frozen=True)
 class Intent:
-    """A parsed request: its kind, what it is about, and when."""
+    """A parsed request: its kind, what it is about, and when.
+
+    `count` is how many of the latest changes a request without a topic means:
+    "undo the last 3 changes" is `Intent("undo", "", count=3)`. `asked` is
+    False for a request that names a memory but neither asks for a change nor
+    says the memory is wrong ("my peanut allergy", "I'm vegan now"): an undo of
+    it may be offered, never done alone.
+    """
 
     kind: Kind
     topic: str
     window: TimeWindow | None = None
+    count: int = 1
+    asked: bool = True
 
 
 # Time phrases. Each turns its match into a span of commit times (start, end).
@@ -161,14 +171,17 @@ def _day_part(match: re.Match[str], now: datetime) -> Span:
 
 
 def _date(match: re.Match[str], now: datetime) -> Span | None:
-    """A day, month or year: the latest that has begun, unless the year is said."""
+    """A day, month or year: the latest that has begun, unless the year is said
+    ("last June", said in June, is a year ago)."""
     named = match.groupdict()
     month = _MONTHS.index(named["month"][:3].lower()) + 1 if named.get("month") else 1
     said = named.get("year") or named.get("last_year")
     year = int(named["year"]) if named.get("year") else now.year - bool(said)
     try:
         first = date(year, month, int(named.get("day") or 1))
-        if not said and first > now.date():  # "May 8" said in January
+        this_month = (first.year, first.month) == (now.year, now.month)
+        last = named.get("which") == "last" and this_month  # "last June" said in June
+        if not said and (first > now.date() or last):  # or "May 8" said in January
             first = first.replace(year=year - 1)
     except ValueError:  # "Feb 30"
         return None
@@ -196,6 +209,7 @@ _TIMES: list[tuple[str, Callable[[re.Match[str], datetime], Span | None], bool]]
      _iso, False),
     (rf"{_MONTH}\.?\s+{_DAY}{_OF_YEAR}?", _date, True),
     (rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}{_OF_YEAR}?", _date, True),
+    (rf"(?P<which>last|this|past)\s+{_MONTH}(?!'s)", _date, False),
     (rf"{_MONTH}{_OF_YEAR}?(?!'s)", _date, True),  # "May's party": a name
     (_YEAR, _date, True),
     (rf"(?:the\s+(?:past|last)\s+|past\s+|last\s+(?=(?:{_COUNT})\s+{_UNIT})"
@@ -263,7 +277,7 @@ def _plain(text: str) -> str:
 
 _POLITE = re.compile(
     r"(?i)\b(?:please|pls|kindly|possibly|(?:would|do)\s+you\s+mind"
-    r"|(?:can|could|would|will)\s+you"
+    r"|(?:can|could|would|will)\s+you|(?:can|could|shall)\s+we"
     r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
@@ -276,8 +290,8 @@ _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"|mention(?:ed)?)(?:\s+that)?\b)?"
 )
 _WHOM = (
-    r"(?:me|us|it|things|everything|(?:my|the|your|(?:the\s+)?\w+'s)\s+memor(?:y|ies)"
-    r"(?:\s+of\s+me)?)"
+    r"(?:me|us|it(?:\s+all)?|all(?:\s+of\s+it)?|things|everything"
+    r"|(?:(?:my|the|your|(?:the\s+)?\w+'s)\s+)?memor(?:y|ies)(?:\s+of\s+me)?)"
 )
 _VERB = (
     r"(?P<redo>re-?do)"
@@ -291,13 +305,17 @@ _VERB = (
     r"|restore(?:\s+\w+){0,3}?\s+from(?=\s+(?:when|before|after)\b)"
     rf"|(?:put|set|get|bring|turn)\s+(?:{_WHOM}\s+)?back\s+(?:to\s+)?(?:the\s+way"
     r"|how)\s+(?:it|they|things|everything)\s+(?:was|were)(?=\s+(?:when|before)\b)"
+    rf"|(?:put|set|get|make|have)\s+(?:{_WHOM}\s+)?(?:back\s+)?(?:to\s+)?(?:just\s+)?"
+    r"(?:like|as|how)\s+(?:it|they|things|everything)\s+(?:was|were)"
+    r"(?=\s+(?:right\s+|just\s+)?(?:when|before|after)\b)"
     r"|back\s+(?=when\b)|to\s+(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<when>(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<restore>restore|restoring|recover|reinstate|reinstating|re-?add|re-?save|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
     r"\s+back)"
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
     r"|fix|correct|deleting|removing|forgetting|erasing|dropping|wiping"
-    r"|scratch|scrap|ditch|trash|toss|wipe|purge|nuke|unlearn|unsave|unremember"
+    r"|scratch|scrap|ditch|bin|chuck|trash|toss|wipe|purge|nuke|unlearn|unsave"
+    r"|unremember"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid\s+of|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
     r"|take\s+(?:it|that|this|them)\s+(?:out|off)"
@@ -317,7 +335,8 @@ _BACK_KEY = re.compile(
     r"(?i)\s*(?:(?:how|the\s+way)\s+(?:it|they|things|everything|it\s+all)\s+"
     r"(?:was|were|stood|looked|used\s+to\s+be)\s+)?"
     r"(?:(?:the|a)\s+(?:last\s+)?(?:time|point|version|state|moment|days?)\s+)?"
-    r"(?:from\s+)?(?:(?P<key>when|where|while|before|after)\b)?"
+    r"(?:from\s+)?(?:(?:right|just|shortly|exactly|immediately)\s+)?"
+    r"(?:(?P<key>when|where|while|before|after)\b)?"
 )
 _STILL = re.compile(r"(?i)\s*\b(?:still|yet)\b")
 _ONGOING = re.compile(r"(?i)\b(?:was|were)\s+(?:\w+\s+)?\w+ing\b")  # "was renting"
@@ -414,7 +433,7 @@ def _clean(text: str) -> str:
 
 def _topic(text: str) -> str:
     """`text` without the object of the command ("the last update about")."""
-    text = _clean(text)
+    text = _clean(_NOT_THIS.sub("", _clean(text), count=1))
     for filler in (_OBJECT, _SAID, _OBJECT):  # "the note where I said that I ..."
         match = filler.match(text)
         if match:
@@ -432,7 +451,8 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
     if (key["key"] or "").lower() == "before":
         return Intent("before" if topic else "at", topic, window)
     if topic or window or key["key"]:
-        still = topic and (_STILL.search(text) or _ONGOING.search(text))
+        ongoing = _ONGOING.search(text) and not _SAID.search(text)  # not "I said I was"
+        still = topic and (_STILL.search(text) or ongoing)
         return Intent("still" if still else "at", topic, window)
     return Intent("undo", "")  # "go back to the previous version"
 
@@ -486,13 +506,15 @@ _ASKS = re.compile(  # a question about what was done: "did you delete X?"
     r"|have|has|had|is|are|was|were)\s+(?:you|I|it|that|this|there)\b"
 )
 _ONE_QUESTION = re.compile(r"[^.!?]*\?+")
+_THANKS = re.compile(
+    r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful|gracias|merci|danke"
+    r"|grazie|obrigad[oa]|arigato)\b"
+)
 _OTHER_ASK = re.compile(  # not an undo: "remember that ...", "show me ..."
     r"(?i)^(?:remember|save|note|add|keep|store|record|write|update|change|set|tell"
     r"|show|remind|list|find|look|search|give|make|put\s+down"
     r"|leave(?![^,.!?;]*\bout\b))\b"  # "leave X out" is an undo
-    r"(?!\s+[#v]?\d+(?:\.\d+)?$)"  # "change 3.1" is a change id
 )
-_THANKS = re.compile(r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful)\b")
 _DENIAL = (  # "not", "that was a joke": what says a memory is wrong
     r"n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
     r"|untrue|false|jok(?:e[sd]?|ing)|kidding|sarcas\w*|made\s+up|misheard"
@@ -514,6 +536,44 @@ _AFFIRMS = re.compile(  # "the allergy note is correct", "you got my job right"
     r"|completely\s+|still\s+)?(?:correct|right|accurate|fine|ok(?:ay)?|good|great"
     r"|true|spot\s+on|perfect)\b"
 )
+_HELD_BACK = re.compile(  # what makes a command not asked for: "no need to delete"
+    r"(?i)(?:\b(?:don't|do\s+not|didn't|did\s+not|won't|never|not|no\s+need|without)"
+    r"(?:\s+(?:need|want|ask|have|going)(?:\s+(?:you|for\s+you))?)?(?:\s+to)?"
+    r"|\b(?:should|shall|must|ought)\s+(?:I|we|you)(?:\s+really)?"
+    r"|\b(?:whether|if)\s+(?:(?:I|we|you)\s+(?:should|ought\s+to|shall|need\s+to"
+    r"|want\s+to)|to)"
+    r"|\b(?:thinking|thought|considering|debating|deciding|planning)(?:\s+(?:about"
+    r"|of|on|to))?"
+    r"|\b(?:not\s+sure|unsure|undecided|(?:whether|if)\s+(?:I|we)\s+should)"
+    r"(?:\s+[\w']+){0,6}?"
+    r"|\b(?:might|may)\s+(?:ask\s+you\s+to|want(?:\s+you)?\s+to|need(?:\s+you)?\s+to)"
+    r"|\b(?:would|will)\s+it\s+be\s+(?:\w+\s+){1,3}?to"
+    r"|\bis\s+it\s+(?:bad|wise|ok|okay|fine|smart|better|a\s+good\s+idea)\s+to"
+    r")\s*$"
+)
+_EVERYTHING = re.compile(  # "forget everything you know about me": all of memory
+    r"(?i)(?:everything|all|every\s+memory|all\s+(?:of\s+)?(?:(?:my|your|the)\s+)?"
+    r"(?:memor(?:y|ies)|notes|data|info(?:rmation)?|history)|(?:my|your)\s+"
+    r"(?:whole\s+|entire\s+)?memor(?:y|ies)|the\s+(?:whole|entire)\s+memory)"
+    r"(?:\s+(?:that\s+)?you\s+(?:know|have|saved|stored|remember(?:ed)?|learned|learnt"
+    r"|kept|keep|wrote))?(?:\s+(?:about|on|of)\s+(?:me|us))?"
+)
+_LAST_FEW = re.compile(  # "the last 3 changes", "your previous two edits"
+    r"(?i)(?:(?:the|my|your)\s+)?(?:(?P<recent>last|latest|previous|past|most\s+"
+    r"recent)\s+)?(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|(?:a\s+)?(?:couple|few)(?:\s+of)?|several)"
+    r"(?:\s+(?P<noun>(?:changes|edits|updates|saves|commits|versions|writes|things"
+    r"|entries|memories|notes))(?:\s+(?:that\s+)?(?:you|I)\s+\w+)?)?"
+)
+_CORRECTED = re.compile(  # "remove the gym, wait, no, the van": what was meant follows
+    r"(?i)\s*(?:[,.;:!]|\s-)\s*(?:(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant?"
+    r"|(?:wait|no|sorry|oops|actually)[,.!]?\s+(?:wait|no)|make\s+(?:that|it)"
+    r"|never\s*mind|nvm|scratch\s+that|correction)\b[,.!:]?\s*(?P<meant>.*)$"
+)
+_NOT_THIS = re.compile(  # "not the van, the workshop": the one named second
+    r"(?i)^(?:no[,.]?\s+)?not\s+(?:the|my|that|this|those|these)\s+[^,;:]{1,40}?"
+    r"\s*[,;:]\s*(?=\S)"
+)
 _WRONG = re.compile(
     r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
     r"|joking|kidding|shouldn't|misheard|made\s+up)\b"
@@ -524,13 +584,13 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     """Parse an undo request.
 
         >>> parse("I never said I live in Paris, remove it")
-        Intent(kind='undo', topic='I live in Paris', window=None)
+        Intent(kind='undo', topic='I live in Paris', window=None, count=1, asked=True)
         >>> parse("Please undo the last change.")
-        Intent(kind='undo', topic='', window=None)
+        Intent(kind='undo', topic='', window=None, count=1, asked=True)
         >>> parse("put it back")
-        Intent(kind='redo', topic='', window=None)
+        Intent(kind='redo', topic='', window=None, count=1, asked=True)
         >>> parse("thanks!")
-        Intent(kind='none', topic='', window=None)
+        Intent(kind='none', topic='', window=None, count=1, asked=True)
 
     Args:
         request: What the person or agent said, e.g. "undo the update about NYC".
@@ -548,18 +608,31 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     polite = _POLITE.sub(" ", plain)
     text, window = _take_time(polite, now)
     text = _clean(text)
+    none = Intent("none", "", window)
     if _NOTHING.match(_clean(polite)):
-        return Intent("none", "", window)
+        return none
     text = _PREFACE.sub("", text, count=1)
     if _ASKS.match(text) and _ONE_QUESTION.fullmatch(plain.strip()):
-        return Intent("none", "", window)  # "what did you remove?"
-    match = _command(text)
+        return none  # "what did you remove?"
+    match, held = _command(text), False
+    while match is not None and _held_back(text, match):  # "no need to delete X"
+        match, held = _command(text, match.end()), True
     give = _GIVE_BACK.search(text)
+    if give and _HELD_BACK.search(text[: give.start()]):
+        give, held = None, True  # "don't put it back"
     if give and (match is None or match.lastgroup not in ("back", "when")):
         return _give_back(text, give, window)
     if match is None:
-        return _without_command(text, plain, window)
+        return none if held else _without_command(text, plain, window)
     rest = text[match.end() :]
+    corrected = _CORRECTED.search(rest)
+    if corrected:  # "remove the gym, wait, no, the van"; "..., actually no, keep it"
+        meant = corrected["meant"]
+        if _NOTHING.match(_clean(meant)) or _OTHER_ASK.match(meant):
+            return none
+        if _command(meant) or _GIVE_BACK.search(meant):
+            return parse(meant, now=now)
+        rest = meant if _topic(meant) else rest
     if match.lastgroup in ("back", "when"):
         return _back(rest, window)
     before = _topic(text[: match.start()])
@@ -577,6 +650,12 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         return Intent("at" if window else "redo", "", window)
     if window and window.start and _ALL.fullmatch(_clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
+    if match.lastgroup == "undo":
+        if _EVERYTHING.fullmatch(_clean(rest)):  # before every change: forget it all
+            return Intent("before", "", window)
+        few = _LAST_FEW.fullmatch(_clean(rest))
+        if few and (few["recent"] or few["noun"]):
+            return Intent("undo", "", window, count=_count(few["count"]))
     if not topic and before and _REMOVED.search(text[: match.start()]):
         return Intent("restore", before, window)  # "you deleted X, undo that"
     rest = _clean(rest)
@@ -587,11 +666,24 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     return Intent("undo", topic or before, window)
 
 
+def _held_back(text: str, command: re.Match[str]) -> bool:
+    """Whether what comes before `command`'s verb negates, weighs or puts it off."""
+    return bool(_HELD_BACK.search(text[: command.start(command.lastgroup or 0)]))
+
+
+def _count(word: str) -> int:
+    """ "3", "three", "a couple of" as a number."""
+    word = re.sub(r"(?i)^a\s+|\s+of$", "", word).lower()
+    return int(word) if word.isdigit() else _NUMBERS[word]
+
+
 def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent:
     """A request with no undo command: an undo of what it names if it says
-    the memory is wrong ("the Mars thing was a joke"), a restore if it says
-    something was removed ("you dropped my dentist"), and nothing if it only
-    asks, thanks, asks for something else, or asks that a memory stay."""
+    the memory is wrong ("the Mars thing was a joke") or asks to be rid of it
+    ("bin the gym stuff"), a restore if it says something was removed ("you
+    dropped my dentist"), and nothing if it only asks, thanks, asks for
+    something else, or asks that a memory stay. A memory only named, or news
+    ("my peanut allergy", "I'm vegan now"), is an undo not `asked` for."""
     removed = _REMOVED.search(text)
     topic = _topic(_REMOVED.sub(" ", text) if removed else text)
     if not topic:
@@ -600,15 +692,15 @@ def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent
         return Intent("restore", topic, window)
     asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
     denied = _DENIES.search(plain.rpartition("?")[2])  # "...?? I'm not"
-    thanks_or_other = _THANKS.search(plain) or _OTHER_ASK.match(text)
+    objects = _OBJECTS.search(plain)
     if (
         (asks and not denied)
-        or (thanks_or_other and not _OBJECTS.search(plain))
+        or ((_THANKS.search(plain) or _OTHER_ASK.match(text)) and not objects)
         or _KEEPS.search(plain)  # "please don't remove the cat"
         or (_AFFIRMS.search(plain) and not _DENIES.search(plain))  # "it's right"
     ):
         return Intent("none", "", window)
-    return Intent("undo", topic, window)
+    return Intent("undo", topic, window, asked=bool(objects))
 
 
 def _command(text: str, start: int = 0) -> re.Match[str] | None:

@@ -350,10 +350,10 @@ class Resolver:
             base = Resolution(request, intent, tx.head(scope), tx.head_seq(scope))
         if base.head == 0:
             return replace(base, reason="this memory has no history yet")
-        if intent.kind == "none":
+        ref = _CHANGE_ID.match(request.strip()) or _CHANGE_ID.match(intent.topic)
+        if intent.kind == "none" and not ref:
             return replace(base, reason="the request names no change to undo")
         with self.engine.transaction(write=False) as tx:
-            ref = _CHANGE_ID.match(intent.topic.strip() or request.strip())
             if ref:
                 return self._by_id(tx, scope, base, ref, mode)
             if intent.kind == "redo":
@@ -576,6 +576,9 @@ class Resolver:
             )
             decided = False
             reason = f"{what} is confirmed first (ResolverConfig.act_on)"
+        if decided and not base.intent.asked:
+            decided = False
+            reason = "the request names a memory but does not ask to change it"
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
@@ -721,21 +724,28 @@ class Resolver:
     def _latest(
         self, tx: LogTransaction, scope: Namespace, base: Resolution, mode: Mode
     ) -> Resolution:
-        """No topic ("undo the last change"): the newest commit that changed
-        memory, in any window (a proposal, or its rejection, changed none)."""
-        window = base.intent.window
+        """No topic: the newest commit that changed memory ("undo the last
+        change"), the newest `count` ("undo the last 3 changes": back to before
+        them), or all of them ("forget everything": offered, never done alone),
+        in the window if there is one (a proposal, or its rejection, changed none).
+        """
+        intent = base.intent
+        window, kind, count = intent.window, intent.kind, intent.count
+        everything = kind == "before"
         commits = tx.log(
             scope,
             since=window.start if window else None,
-            limit=None if window else 1,
+            limit=None if window or everything else count,
             not_ops=("propose", "reject"),
         )
         commits = [c for c in commits if window is None or c.created_at in window]
         if not commits:
             return replace(base, reason="no change in that time")
-        commit = commits[0]
-        kind = base.intent.kind
-        action: Action = "rollback" if kind == "at" or mode == "rollback" else "revert"
+        commit = commits[-1] if everything else commits[: max(count, 1)][-1]
+        several = everything or count > 1
+        action: Action = (
+            "rollback" if kind == "at" or several or mode == "rollback" else "revert"
+        )
         target = commit.version if kind == "at" else commit.version - 1
         if action == "revert" and not commit.changes:
             action = "rollback"
@@ -743,12 +753,18 @@ class Resolver:
             str(commit.version), commit, commit.changes, target, action, (), (),
             StageScores(),
         ))  # fmt: skip
+        found = replace(base, candidates=(candidate,))
         if not candidate.diff and not candidate.conflicts:  # a redaction, say
             reason = f"undoing the latest change (v{commit.version}) changes nothing"
-            return replace(base, candidates=(candidate,), reason=reason)
-        return replace(
-            base, candidates=(candidate,), decided=True, reason="the latest change"
-        )
+            return replace(found, reason=reason)
+        if everything:
+            reason = f"forgetting all {len(commits)} changes is confirmed first"
+            return replace(found, reason=reason)
+        if len(commits) < count:
+            reason = f"asked for the last {count} changes; there are {len(commits)}"
+            return replace(found, reason=reason)
+        said = f"the last {count} changes" if several else "the latest change"
+        return replace(found, decided=True, reason=said)
 
     def _redo(
         self, tx: LogTransaction, scope: Namespace, base: Resolution
