@@ -7,7 +7,9 @@ poisoned memories per user except maya and tomas), and requests written by peopl
 saw only a plain account of each life, never the memory text. Each user file names
 its split: amara, hana, maya, tomas and walt are the tuning split; grace, kenji,
 oskar and priya the test split: tune nothing on them; ines and dev, written after
-the resolver was settled, the check split: run once, for the figures.
+the resolver was settled, the check split: run once, for the figures; bruno and
+ruth, written later still (one of them in another memory style: "Bruno teaches
+bass ..." instead of "User ..."), the fresh split, likewise.
 
 Every request is resolved with `store.resolve` (nothing applied) by each system,
 side by side on the same store:
@@ -93,7 +95,7 @@ _SKIPPED = {  # a restated request left empty: the agent made no call
     "scores": None, "second": None, "action": None, "reason": "not called",
     "ms": 0.0,
 }  # fmt: skip
-SPLITS = ("test", "tuning", "check")
+SPLITS = ("test", "tuning", "check", "fresh")
 
 
 def _overlap(text: str, memory: str) -> float:
