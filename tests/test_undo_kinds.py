@@ -369,6 +369,24 @@ def test_the_last_few_changes_are_undone_together(fresh: ChronoStore) -> None:
     assert head(fresh) == head(fresh.as_of(MAYA, before - 2))
 
 
+def test_a_request_that_names_its_memory_in_one_word_is_offered(
+    fresh: ChronoStore,
+) -> None:
+    """One word fits many memories: "the Osaka trip" acts, "Osaka" asks."""
+    assert fresh.resolve(MAYA, "delete the Osaka trip in April").decided
+    resolution = fresh.resolve(MAYA, "delete Osaka")
+    assert not resolution.decided and "act_words" in resolution.reason
+    assert resolution.best is not None and resolution.best.commit.version == 10
+
+
+def test_a_thing_named_in_filler_words_is_searched_not_taken_as_the_latest(
+    fresh: ChronoStore,
+) -> None:
+    """ "the joke" is all stopwords, but it names something: never "the latest"."""
+    resolution = fresh.resolve(MAYA, "forget the joke")
+    assert resolution.intent.topic == "the joke" and not resolution.decided
+
+
 def test_a_change_id_is_read_before_any_words(memory: ChronoStore) -> None:
     resolution = memory.resolve(MAYA, "change 4.2")
     assert resolution.decided and resolution.best is not None
@@ -485,6 +503,8 @@ def test_a_request_that_names_a_memory_but_no_version_asks(memory: ChronoStore) 
         {"act_on": frozenset({"undo", "forget"})},
         {"retrievers": frozenset({"bm25", "words"})},
         {"rrf_weights": (0.0, 0.0)},
+        {"act_words": -1},
+        {"act_words": "2"},
     ],
 )
 def test_a_resolver_config_that_cannot_work_is_a_config_error(

@@ -281,6 +281,10 @@ _POLITE = re.compile(
     r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
+_WISH = re.compile(  # "I'd prefer you didn't keep X" asks as "don't keep X" does
+    r"(?i)\b(?:I'd|I\s+would)\s+(?:prefer|rather)\s+(?:if\s+)?(?:you|it)\s+(?:didn't"
+    r"|did\s+not|wouldn't|would\s+not)\s+(?=(?:remember|keep(?!\s+track)|save|store|know)\b)"
+)
 _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|ugh|wait|well|actually"
     r"|nope|no(?=\s*[,.!])|never\s*mind|wrong|you\s+got\s+(?:it|that)\s+wrong"
@@ -290,7 +294,7 @@ _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"|mention(?:ed)?)(?:\s+that)?\b)?"
 )
 _WHOM = (
-    r"(?:me|us|it(?:\s+all)?|all(?:\s+of\s+it)?|things|everything"
+    r"(?:me|us|it(?:\s+all)?|all(?:\s+of\s+it)?|things|everything|yourself|itself"
     r"|(?:(?:my|the|your|(?:the\s+)?\w+'s)\s+)?memor(?:y|ies)(?:\s+of\s+me)?)"
 )
 _VERB = (
@@ -300,13 +304,18 @@ _VERB = (
     rf"(?:{_WHOM}\s+)?)?back(?:\s+{_WHOM})?(?:\s*,\s*(?:if\s+you\s+(?:would|could|can"
     r"|don't\s+mind)|if\s+possible|please)\s*,)?\s+to"
     r"|(?:revert|return|reset|rewind|restore|roll\s*back)"
-    r"(?:\s+(?:my|the|your)\s+(?:memory|memories|state|version)"
+    r"(?:\s+(?:my|the|your)\s+(?:memory|memories|state|version)|\s+yourself"
     r"|\s+(?:everything|things|it\s+all|all(?:\s+of\s+it)?))?\s+to"
     r"|restore(?:\s+\w+){0,3}?\s+from(?=\s+(?:when|before|after)\b)"
     rf"|(?:put|set|get|bring|turn)\s+(?:{_WHOM}\s+)?back\s+(?:to\s+)?(?:the\s+way"
     r"|how)\s+(?:it|they|things|everything)\s+(?:was|were)(?=\s+(?:when|before)\b)"
     rf"|(?:put|set|get|make|have)\s+(?:{_WHOM}\s+)?(?:back\s+)?(?:to\s+)?(?:just\s+)?"
     r"(?:like|as|how)\s+(?:it|they|things|everything)\s+(?:was|were)"
+    r"(?=\s+(?:right\s+|just\s+)?(?:when|before|after)\b)"
+    rf"|(?:put|set|get|make|have)\s+(?:{_WHOM}\s+)?(?:back\s+)?(?:just\s+)?(?:like|as)"
+    r"(?=\s+(?:right\s+|just\s+)?(?:before|after|when)\b)"
+    rf"|(?:I\s+(?:want|need|would\s+like)|I'd\s+like)\s+{_WHOM}\s+(?:back\s+)?(?:to\s+be\s+)?"
+    r"(?:the\s+way|how|like|as)\s+(?:it|they)\s+(?:was|were)"
     r"(?=\s+(?:right\s+|just\s+)?(?:when|before|after)\b)"
     r"|back\s+(?=when\b)|to\s+(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<when>(?=(?:the\s+(?:time|days?)\s+)?when\b))"
@@ -400,6 +409,11 @@ _STOPWORDS = frozenset(
     awesome perfect fine tonight ll re ve whatever made rather""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_NAMED = re.compile(  # "the joke", "my back": a thing named in filler words
+    r"(?i)\b(?:the|my|your|his|her|our|their|that|this)\s+(?!(?:one|ones|last|latest"
+    r"|previous|recent|change|update|edit|thing|stuff|bit|part|note|memor(?:y|ies)"
+    r"|entry|version|save|commit|fact|info|whole|point|time)s?\b)[^\W\d_]{3,}"
+)
 
 
 def content_words(topic: str) -> list[str]:
@@ -439,7 +453,7 @@ def _topic(text: str) -> str:
         if match:
             text = _clean(f"{match.groupdict().get('mod') or ''} {text[match.end() :]}")
     text = _clean(_TRAILER.sub("", text))
-    return text if content_words(text) else ""
+    return text if content_words(text) or _NAMED.search(text) else ""
 
 
 def _back(rest: str, window: TimeWindow | None) -> Intent:
@@ -458,7 +472,8 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
 
 
 _GIVE_BACK = re.compile(  # "put my old job back", "I need those notes again"
-    r"(?i)\b(?:(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
+    r"(?i)\b(?:(?:change|set|turn|switch|put)\s+(?P<was>[^,.!?;]{1,60}?)\s+back\s+(?:to\s+)?"
+    r"(?:what|how|the\s+way)\s+(?:it|they)\s+(?:was|were|used\s+to\s+be)(?:\s+before)?$|(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
     r"|those|him|her)\s+back|(?:put|bring|get|add|give\s+me|gimme)\s+"
     r"(?:(?P<obj>[^,.!?;]{1,60}?)\s+)?"
     r"back\b(?!\s+(?:to|when)\b)(?:\s+in(?:\s+there)?)?|(?:can|could|may)\s+I\s+"
@@ -605,7 +620,7 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     now = now or datetime.now(timezone.utc)
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
     plain = _plain(request)
-    polite = _POLITE.sub(" ", plain)
+    polite = _POLITE.sub(" ", _WISH.sub("don't ", plain))
     text, window = _take_time(polite, now)
     text = _clean(text)
     none = Intent("none", "", window)
@@ -717,7 +732,7 @@ def _command(text: str, start: int = 0) -> re.Match[str] | None:
 def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Intent:
     """ "Put my old job back", "you deleted X, I want it back": a restore of X, or
     an undo when X is called wrong ("you got X wrong, put it back")."""
-    named = give["obj"] or give["wanted"] or give["had"] or ""
+    named = give["was"] or give["obj"] or give["wanted"] or give["had"] or ""
     if _PRONOUN.match(named) or named.lower() in ("him", "her"):
         named = ""
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]

@@ -105,6 +105,10 @@ class ResolverConfig:
             was still true" is left out: on the tuning split it was right 3
             times in 4 when it acted, and a wrong one rolls the whole memory
             back over every change since (it is offered instead).
+        act_words: To act alone, the request must name what it means in at
+            least this many distinct words: "put the van back" fits every
+            memory that mentions a van (on the tuning split it cost one right
+            action in 60).
     """
 
     rrf_k: int = 60
@@ -124,6 +128,7 @@ class ResolverConfig:
     act_coverage_rollback: float = 0.5
     margin: float = 0.02
     act_on: frozenset[str] = frozenset({"undo", "restore", "before", "at"})
+    act_words: int = 2
 
     def __post_init__(self) -> None:
         unknown = self.retrievers - {"bm25", "dense"}
@@ -144,6 +149,9 @@ class ResolverConfig:
                 f"act_on holds intents among {', '.join(_PLAN)}; got {sorted(strange)}"
             )
         object.__setattr__(self, "act_on", frozenset(self.act_on))
+        words = self.act_words
+        if isinstance(words, bool) or not isinstance(words, int) or words < 0:
+            raise ConfigError(f"act_words is an int >= 0, got {words!r}")
 
 
 @dataclass(frozen=True)
@@ -358,7 +366,7 @@ class Resolver:
                 return self._by_id(tx, scope, base, ref, mode)
             if intent.kind == "redo":
                 return self._redo(tx, scope, base)
-            if not content_words(intent.topic):
+            if not intent.topic:
                 return self._latest(tx, scope, base, mode)
         return self._search(scope, base, k, mode)
 
@@ -568,20 +576,32 @@ class Resolver:
         if not candidates:
             return replace(base, reason="nothing matched")
         decided, reason = self._sure(candidates)
-        if decided and kind not in self.config.act_on:
-            what = (
-                "going back to when something was still true"
-                if kind == "still"
-                else f"a {kind!r} request"
-            )
-            decided = False
-            reason = f"{what} is confirmed first (ResolverConfig.act_on)"
-        if decided and not base.intent.asked:
-            decided = False
-            reason = "the request names a memory but does not ask to change it"
+        offered = self._offered(base.intent) if decided else None
+        if offered:
+            decided, reason = False, offered
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
+
+    def _offered(self, intent: Intent) -> str | None:
+        """Why a sure match is offered rather than acted on, if it is: what
+        the request asks for, not how well it matched."""
+        if not intent.asked:
+            return "the request names a memory but does not ask to change it"
+        if intent.kind not in self.config.act_on:
+            what = (
+                "going back to when something was still true"
+                if intent.kind == "still"
+                else f"a {intent.kind!r} request"
+            )
+            return f"{what} is confirmed first (ResolverConfig.act_on)"
+        words = len(set(content_words(intent.topic)))
+        if words < self.config.act_words:
+            return (
+                f"the request names what it means in {words} word(s), "
+                f"{self.config.act_words} to act (ResolverConfig.act_words)"
+            )
+        return None
 
     def _sure(self, candidates: Sequence[Candidate]) -> tuple[bool, str]:
         """The calibrated rule for acting alone (docs/benchmarks.md measures it):
@@ -732,13 +752,19 @@ class Resolver:
         intent = base.intent
         window, kind, count = intent.window, intent.kind, intent.count
         everything = kind == "before"
-        commits = tx.log(
-            scope,
-            since=window.start if window else None,
-            limit=None if window or everything else count,
-            not_ops=("propose", "reject"),
-        )
-        commits = [c for c in commits if window is None or c.created_at in window]
+        skip = ("propose", "reject")
+        if kind == "at" and window is not None and window.end is not None:
+            # "back to how it was on May 1": as it stood then, changed that day or not
+            ended = tx.log(scope, until=window.end, limit=2, not_ops=skip)
+            commits = [c for c in ended if c.created_at < window.end][:1]
+        else:
+            commits = tx.log(
+                scope,
+                since=window.start if window else None,
+                limit=None if window or everything else count,
+                not_ops=skip,
+            )
+            commits = [c for c in commits if window is None or c.created_at in window]
         if not commits:
             return replace(base, reason="no change in that time")
         commit = commits[-1] if everything else commits[: max(count, 1)][-1]
