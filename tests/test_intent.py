@@ -388,6 +388,19 @@ def test_a_command_held_back_is_not_asked_for(request_: str) -> None:
 @pytest.mark.parametrize(
     "request_",
     [
+        "I'm not sure why you saved my address so delete it",
+        "I'm thinking about deleting the gym note, so delete it",
+        "I would rather you didn't keep track of my weight. Please take that out",
+    ],
+)
+def test_a_command_after_a_hesitation_is_still_asked_for(request_: str) -> None:
+    intent = parse(request_, now=NOW)
+    assert intent.kind == "undo" and intent.asked
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
         "my wife deleted the van photos",
         "I'm vegan now",
         "I moved to Denver last month",
