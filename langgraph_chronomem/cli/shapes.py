@@ -226,6 +226,8 @@ def resolution(r: Resolution) -> dict[str, Any]:
             "window": None
             if window is None
             else {"start": iso(window.start), "end": iso(window.end)},
+            "count": r.intent.count,
+            "asked": r.intent.asked,
         },
         "head": r.head,
         "decided": r.decided,
