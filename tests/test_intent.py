@@ -377,6 +377,14 @@ def test_polite_and_roundabout_requests(request_: str, kind: str) -> None:
         "I might ask you to remove the van later",
         "would it be bad to delete the van note?",
         "don't put the old address back",
+        "I don't think you should remove my peanut allergy",
+        "Let's not delete the gym note",
+        "Don't bother deleting the gym note",
+        "No point deleting the gym note",
+        "I never asked you to delete my old address",
+        "You weren't supposed to delete my old address",
+        "Remind me to delete the van note tomorrow",
+        "Would it make sense to delete my old address?",
     ],
 )
 def test_a_command_held_back_is_not_asked_for(request_: str) -> None:
@@ -391,6 +399,14 @@ def test_a_command_held_back_is_not_asked_for(request_: str) -> None:
         "I'm not sure why you saved my address so delete it",
         "I'm thinking about deleting the gym note, so delete it",
         "I would rather you didn't keep track of my weight. Please take that out",
+        "Would it be too much trouble to delete my old address?",
+        "not sure if you can do this but forget my ex's phone number",
+        "If you want to delete the gym note, go ahead",
+        "You should really delete my old address",
+        "I think we should delete my old address",
+        "delete_memory: user's favorite color is blue",
+        "My address is out of date",
+        "I want the gym note gone",
     ],
 )
 def test_a_command_after_a_hesitation_is_still_asked_for(request_: str) -> None:
@@ -438,12 +454,32 @@ def test_forgetting_everything_is_going_back_before_every_change(
         ("undo your last two edits", 2),
         ("roll back 3 changes", 3),
         ("revert the previous couple of updates", 2),
-        ("undo the last few changes", 3),
+        ("undo the last 3 changes you just made", 3),
+        ("revert the three most recent edits", 3),
+        ("go back two steps", 2),
         ("undo the last change", 1),
     ],
 )
 def test_the_last_few_changes_are_counted(request_: str, count: int) -> None:
     assert parse(request_, now=NOW) == Intent("undo", "", count=count)
+
+
+def test_a_vague_count_is_not_asked_for_exactly() -> None:
+    """ "the last few changes" does not say how many: offered, never done alone."""
+    assert parse("undo the last few changes", now=NOW) == Intent(
+        "undo", "", count=3, asked=False
+    )
+
+
+def test_this_may_is_not_a_month() -> None:
+    assert parse("This may sound odd, but undo the last change", now=NOW).window is None
+
+
+def test_changing_it_back_is_undoing_the_latest_change() -> None:
+    assert parse("change it back to how it was", now=NOW) == Intent("undo", "")
+    assert parse("change my address back to what it was", now=NOW) == Intent(
+        "restore", "my address"
+    )
 
 
 def test_a_bare_number_stays_a_change_id() -> None:
@@ -454,12 +490,18 @@ def test_a_bare_number_stays_a_change_id() -> None:
     ("request_", "meant"),
     [
         ("remove the gym, wait, no, the cat", Intent("undo", "the cat")),
-        ("delete the gym note, I mean the cat", Intent("undo", "the cat")),
+        ("delete the gym note, sorry, I meant the cat", Intent("undo", "the cat")),
+        ("delete the gym note, never mind the van one", Intent("undo", "gym")),
+        ("delete my address, I mean the old one",
+         Intent("undo", "my address, I mean the old one")),
+        ("remove the gym, make it quick", Intent("undo", "the gym, make it quick")),
         ("delete the gym note - sorry, I meant the cat note", Intent("undo", "cat")),
         ("delete the cat, no wait, restore the gym", Intent("restore", "the gym")),
         ("not the gym, the cat: remove it", Intent("undo", "the cat")),
         ("remove the workshop, actually no, keep it", Intent("none", "")),
         ("undo the Osaka thing. never mind, leave it", Intent("none", "")),
+        ("Undo that - wait, no, it was right", Intent("none", "")),
+        ("Delete the van note - actually no, don't", Intent("none", "")),
         ("delete the gym thing, never mind", Intent("none", "")),
         ("remove the note about the wait list, no rush",
          Intent("undo", "the wait list, no rush")),

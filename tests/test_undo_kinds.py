@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -342,7 +343,9 @@ def test_memory_text_reaches_the_model_quoted_and_bounded(
      "Tom deleted the photos of my orange tabby Miso",
      "I'm allergic to peanuts and carry an EpiPen",
      "remove the Osaka trip, actually no, keep it",
-     "forget everything you know about me", "undo the last 20 changes"],
+     "forget everything you know about me", "undo the last 20 changes",
+     "undo the last 13 changes", "undo the last few changes",
+     "I don't think you should remove my peanut allergy"],
 )  # fmt: skip
 def test_a_request_that_names_nothing_changes_nothing(
     fresh: ChronoStore, request_: str
@@ -385,6 +388,24 @@ def test_a_thing_named_in_filler_words_is_searched_not_taken_as_the_latest(
     """ "the joke" is all stopwords, but it names something: never "the latest"."""
     resolution = fresh.resolve(MAYA, "forget the joke")
     assert resolution.intent.topic == "the joke" and not resolution.decided
+
+
+def test_the_last_few_changes_of_a_day_are_offered_when_later_ones_exist(
+    tmp_path: Path,
+) -> None:
+    """Rolling back over yesterday's last two changes would undo today's too."""
+    days = [datetime(2026, 6, d, 12, tzinfo=timezone.utc) for d in (10, 14, 14, 15)]
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        for i, day in enumerate(days):
+            with commit_context(timestamp=day):
+                store.put(MAYA, key(f"note{i}"), fact(f"note number {i}"))
+        now = datetime(2026, 6, 15, 18, tzinfo=timezone.utc)
+        resolution = store.resolve(
+            MAYA, "undo the last 2 changes from yesterday", now=now
+        )
+        assert not resolution.decided and resolution.best is not None
+        assert resolution.best.target == 1  # before yesterday's two, so v4 goes too
+        assert store.resolve(MAYA, "undo the last 2 changes", now=now).decided
 
 
 def test_a_change_id_is_read_before_any_words(memory: ChronoStore) -> None:

@@ -209,7 +209,7 @@ _TIMES: list[tuple[str, Callable[[re.Match[str], datetime], Span | None], bool]]
      _iso, False),
     (rf"{_MONTH}\.?\s+{_DAY}{_OF_YEAR}?", _date, True),
     (rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MONTH}{_OF_YEAR}?", _date, True),
-    (rf"(?P<which>last|this|past)\s+{_MONTH}(?!'s)", _date, False),
+    (rf"(?P<which>last|past)\s+{_MONTH}(?!'s)", _date, False),  # not "this may"
     (rf"{_MONTH}{_OF_YEAR}?(?!'s)", _date, True),  # "May's party": a name
     (_YEAR, _date, True),
     (rf"(?:the\s+(?:past|last)\s+|past\s+|last\s+(?=(?:{_COUNT})\s+{_UNIT})"
@@ -269,10 +269,18 @@ _CHAT = {  # how people type to an assistant, and what the patterns expect
 _CHAT_WORD = re.compile(r"(?i)\b(?:" + "|".join(_CHAT) + r")\b(?!')")
 
 
+_CALL = re.compile(  # an agent's spelling: "delete_memory: ...", "memory_delete(...)"
+    r"(?i)^\s*(?:(delete|remove|forget|erase|undo)_(?:memory|memories|item|note)"
+    r"|memory_(delete|remove|forget|erase|undo))\b\(?"
+)
+
+
 def _plain(text: str) -> str:
-    """`text` with typographic quotes and dashes made plain and chat spellings
-    ("can u", "dont") written out."""
-    return _CHAT_WORD.sub(lambda m: _CHAT[m.group().lower()], text.translate(_PLAIN))
+    """`text` with typographic quotes and dashes made plain, chat spellings
+    ("can u", "dont") written out and tool-style names ("delete_memory:") read
+    as their verb."""
+    text = _CALL.sub(lambda m: m[1] or m[2], text.translate(_PLAIN))
+    return _CHAT_WORD.sub(lambda m: _CHAT[m.group().lower()], text)
 
 
 _POLITE = re.compile(
@@ -324,7 +332,8 @@ _VERB = (
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
     r"|fix|correct|deleting|removing|forgetting|erasing|dropping|wiping"
     r"|scratch|scrap|ditch|bin|chuck|trash|toss|wipe|purge|nuke|unlearn|unsave"
-    r"|unremember"
+    r"|unremember|clear|reset|scrub|disregard|ignore"
+    r"|stop\s+(?:storing|saving|keeping|tracking|remembering)"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid\s+of|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
     r"|take\s+(?:it|that|this|them)\s+(?:out|off)"
@@ -336,8 +345,9 @@ _VERB = (
 _CLAUSES = [
     re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-\s*)(?:{_VERB})\b"),
     re.compile(
-        rf"(?i)\b(?:and|but|so|then|just|now|to|let's|you(?:\s+(?:can|could|may"
-        rf"|might|should))?)\s+(?:{_VERB})\b"
+        rf"(?i)\b(?:and|but|so|then|just|now|to|let's|we\s+should|you(?:\s+(?:can"
+        r"|could|may|might|should|must))?(?:\s+(?:really|probably|just|definitely))?)"
+        rf"\s+(?:{_VERB})\b"
     ),
 ]
 _BACK_KEY = re.compile(
@@ -406,13 +416,12 @@ _STOPWORDS = frozenset(
     anything something ever assistant agent saving storing keep kept lol haha
     pls plz thx ty btw ugh tbh idk omg honestly seriously literally basically
     anyway need know all bye goodbye cheers nothing else done good great cool
-    awesome perfect fine tonight ll re ve whatever made rather""".split()  # noqa: SIM905 - a word list reads better as words
+    awesome perfect fine tonight ll re ve whatever made rather asap immediately
+    permanently completely entirely totally forever away yeah yep yes hmm""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_NAMED = re.compile(  # "the joke", "my back": a thing named in filler words
-    r"(?i)\b(?:the|my|your|his|her|our|their|that|this)\s+(?!(?:one|ones|last|latest"
-    r"|previous|recent|change|update|edit|thing|stuff|bit|part|note|memor(?:y|ies)"
-    r"|entry|version|save|commit|fact|info|whole|point|time)s?\b)[^\W\d_]{3,}"
+_NAMED = re.compile(  # "my back", "the joke": a thing named only in filler words
+    r"(?i)\b(?:the|my|your|his|her|our|their|that|this)\s+(?:back|jokes?)\b"
 )
 
 
@@ -463,6 +472,8 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
     text = _clean(rest[key.end() :])
     topic = _topic(_TRUE.sub("", _STILL.sub("", text)))
     if (key["key"] or "").lower() == "before":
+        if not topic and not window:  # "make it like it was before"
+            return Intent("undo", "")
         return Intent("before" if topic else "at", topic, window)
     if topic or window or key["key"]:
         ongoing = _ONGOING.search(text) and not _SAID.search(text)  # not "I said I was"
@@ -533,13 +544,17 @@ _OTHER_ASK = re.compile(  # not an undo: "remember that ...", "show me ..."
 _DENIAL = (  # "not", "that was a joke": what says a memory is wrong
     r"n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
     r"|untrue|false|jok(?:e[sd]?|ing)|kidding|sarcas\w*|made\s+up|misheard"
-    r"|backwards)\b"
+    r"|backwards|outdated|out\s+of\s+date|obsolete)\b"
 )
 _DENIES = re.compile(rf"(?i){_DENIAL}")
 _OBJECTS = re.compile(  # a denial, or an ask to be rid of it, with no command
     rf"(?i){_DENIAL}|\b(?:fix|correct|forget|lose|bin|chuck"
     r"|get\s+(?:it|that|this|them)\s+(?:out|off)|if\s+you\s+(?:(?:could|would)\s+)?"
-    r"(?:deleted|removed|erased|dropped|forgot|wiped))\b"  # "... if you deleted X"
+    r"(?:deleted|removed|erased|dropped|forgot|wiped)"  # "... if you deleted X"
+    r"|(?:want|like|need|get)\s+[^,.!?;]{1,60}?\s+(?:deleted|removed|erased|gone"
+    r"|forgotten)|(?:needs?|has|have|ought)\s+to\s+(?:go|be\s+(?:deleted|removed"
+    r"|erased|forgotten|dropped))|(?:should|must)\s+be\s+(?:deleted|removed|erased"
+    r"|forgotten|dropped))\b"  # "I want X gone", "X has to go"
 )
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
     r"(?i)\b(?:don't|do\s+not|never|no\s+need\s+to)\s+(?:ever\s+)?(?:remove|delete"
@@ -549,22 +564,36 @@ _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
 _AFFIRMS = re.compile(  # "the allergy note is correct", "you got my job right"
     r"(?i)(?:\b(?:is|are|was|were|got(?:\s+[\w']+){1,3}?)|'s)\s+(?:all\s+|totally\s+"
     r"|completely\s+|still\s+)?(?:correct|right|accurate|fine|ok(?:ay)?|good|great"
-    r"|true|spot\s+on|perfect)\b"
+    r"|true|valid|spot\s+on|perfect)\b"
+)
+_WEIGHING = (  # a command weighed, doubted or put off: "I don't think you should"
+    r"(?:don't|do\s+not)\s+think\s+(?:you|we|I)\s+(?:should|need\s+to|have\s+to|must)"
+    r"|let's\s+not|(?:don't|do\s+not)\s+bother(?:\s+to)?|no\s+(?:point|reason)"
+    r"(?:\s+(?:in|to))?|(?:it's|it\s+is)\s+not\s+(?:necessary|needed|worth\s+it)\s+to"
+    r"|(?:not\s+sure|unsure)\s+(?:I|we)\s+(?:want|should|need)(?:\s+you)?(?:\s+to)?"
+    r"|can't\s+decide\s+(?:whether|if)(?:\s+to)?|would\s+it\s+make\s+sense\s+to"
+    r"|do\s+(?:we|I|you)\s+(?:really\s+)?(?:need|have)\s+to|hold\s+off\s+on"
+    r"|(?:thinking|thought)\s+(?:about|of)|considering|debating|remind\s+me\s+to"
+    r"|(?:weren't|wasn't|were\s+not|was\s+not)\s+supposed\s+to"
 )
 _HELD_BACK = re.compile(  # what makes a command not asked for: "no need to delete"
     r"(?i)(?:\b(?:don't|do\s+not|didn't|did\s+not|won't|never|not|no\s+need|without)"
-    r"(?:\s+(?:need|want|ask|have|going)(?:\s+(?:you|for\s+you))?)?(?:\s+to)?"
+    r"(?:\s+(?:need|want|ask|asked|have|going|mean|meant|saying|telling|told)"
+    r"(?:\s+(?:you|for\s+you))?(?:\s+(?:you|we)\s+should)?)?(?:\s+to)?"
     r"|\b(?:should|shall|must|ought)\s+(?:I|we|you)(?:\s+really)?"
-    r"|\b(?:whether|if)\s+(?:(?:I|we|you)\s+(?:should|ought\s+to|shall|need\s+to"
+    r"|\b(?:whether|if)\s+(?:(?:I|we)\s+(?:should|ought\s+to|shall|need\s+to"
     r"|want\s+to)|to)"
-    r"|\b(?:thinking|thought|considering|debating|deciding|planning)(?:\s+(?:about"
-    r"|of|on|to))?"
+    rf"|\b(?:{_WEIGHING}|planning|deciding)"
     r"|\b(?:(?:not\s+sure|unsure|undecided)\s+(?:whether|if|about)|(?:whether|if)\s+"
-    r"(?:I|we)\s+should)(?:\s+[\w']+){0,6}?"
+    r"(?:I|we)\s+should)(?:\s+(?!(?:but|so|and|then)\b)[\w']+){0,6}?"
     r"|\b(?:might|may)\s+(?:ask\s+you\s+to|want(?:\s+you)?\s+to|need(?:\s+you)?\s+to)"
-    r"|\b(?:would|will)\s+it\s+be\s+(?:\w+\s+){1,3}?to"
-    r"|\bis\s+it\s+(?:bad|wise|ok|okay|fine|smart|better|a\s+good\s+idea)\s+to"
+    r"|\b(?:would|will)\s+it\s+be\s+(?:bad|wrong|wise|smart|better|risky|a\s+(?:bad"
+    r"|good)\s+idea)\s+to|\bis\s+it\s+(?:bad|wise|smart|better|a\s+good\s+idea)\s+to"
     r")\s*$"
+)
+_WEIGHED = re.compile(  # the same before a verb that is no command: "no point deleting"
+    rf"(?i)\b(?:{_WEIGHING}|not\s+sure\s+about)\s+(?:\w+\s+){{0,3}}?(?:delet|remov|eras"
+    r"|forget|forgott|drop|wip|clear|scrap)\w*\b"
 )
 _EVERYTHING = re.compile(  # "forget everything you know about me": all of memory
     r"(?i)(?:everything|all|every\s+memory|all\s+(?:of\s+)?(?:(?:my|your|the)\s+)?"
@@ -573,17 +602,22 @@ _EVERYTHING = re.compile(  # "forget everything you know about me": all of memor
     r"(?:\s+(?:that\s+)?you\s+(?:know|have|saved|stored|remember(?:ed)?|learned|learnt"
     r"|kept|keep|wrote))?(?:\s+(?:about|on|of)\s+(?:me|us))?"
 )
-_LAST_FEW = re.compile(  # "the last 3 changes", "your previous two edits"
-    r"(?i)(?:(?:the|my|your)\s+)?(?:(?P<recent>last|latest|previous|past|most\s+"
-    r"recent)\s+)?(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine|ten"
-    r"|(?:a\s+)?(?:couple|few)(?:\s+of)?|several)"
-    r"(?:\s+(?P<noun>(?:changes|edits|updates|saves|commits|versions|writes|things"
-    r"|entries|memories|notes))(?:\s+(?:that\s+)?(?:you|I)\s+\w+)?)?"
+_LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made"
+    r"(?i)(?:(?:the|my|your|these|those)\s+)?(?:(?P<recent>last|latest|previous|past"
+    r"|most\s+recent)\s+)?(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine"
+    r"|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?|several)(?:\s+(?P<after>most\s+recent"
+    r"|latest|last|previous|recent))?(?:\s+(?P<noun>(?:changes|edits|updates|saves"
+    r"|commits|versions|writes|things|entries|memories|notes|steps)))?(?:\s+(?:that\s+)?"
+    r"(?:you|I)(?:'ve|\s+have)?(?:\s+just)?\s+\w+(?:\s+(?:you|me))?)?"
 )
-_CORRECTED = re.compile(  # "remove the gym, wait, no, the van": what was meant follows
-    r"(?i)\s*(?:[,.;:!]|\s-)\s*(?:(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant?"
-    r"|(?:wait|no|sorry|oops|actually)[,.!]?\s+(?:wait|no)|make\s+(?:that|it)"
-    r"|never\s*mind|nvm|scratch\s+that|correction)\b[,.!:]?\s*(?P<meant>.*)$"
+_CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never mind"
+    r"(?i)\s*(?:[,.;:!]|\s-)\s*(?:(?P<retract>never\s*mind|nvm|scratch\s+that)"
+    r"|(?:(?:wait|no|sorry|oops|actually)[,.!]?\s+)+(?:no|wait)|(?:(?:wait|no|sorry"
+    r"|oops)[,.!]?\s+)*I\s+meant|(?:sorry|no)[,.!]?\s+I\s+mean|correction)\b[,.!:]?"
+    r"\s*(?P<meant>.*)$"
+)
+_THING = re.compile(  # a thing named, not a statement: "the van", "my phone number"
+    r"(?i)^(?:the|my|that|this|those|these|his|her|our|their|your)\b"
 )
 _NOT_THIS = re.compile(  # "not the van, the workshop": the one named second
     r"(?i)^(?:no[,.]?\s+)?not\s+(?:the|my|that|this|those|these)\s+[^,;:]{1,40}?"
@@ -639,15 +673,27 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         return _give_back(text, give, window)
     if match is None:
         return none if held else _without_command(text, plain, window)
-    rest = text[match.end() :]
+    rest, unsure = text[match.end() :], False
     corrected = _CORRECTED.search(rest)
     if corrected:  # "remove the gym, wait, no, the van"; "..., actually no, keep it"
-        meant = corrected["meant"]
-        if _NOTHING.match(_clean(meant)) or _OTHER_ASK.match(meant):
-            return none
+        meant = _clean(corrected["meant"])
         if _command(meant) or _GIVE_BACK.search(meant):
             return parse(meant, now=now)
-        rest = meant if _topic(meant) else rest
+        if corrected["retract"] and _THING.match(meant):  # "never mind the van one"
+            rest = rest[: corrected.start()]
+        elif (
+            corrected["retract"]
+            or not _topic(meant)
+            or _NOTHING.match(meant)
+            or _OTHER_ASK.match(meant)
+            or _AFFIRMS.search(meant)
+            or _DENIES.search(meant)
+        ):
+            return none  # "..., never mind, it's fine"; "..., wait, no, it was right"
+        elif _THING.match(meant):
+            rest = meant
+        else:  # "..., wait no, vegan": a correction not understood: offer, never act
+            unsure = True
     if match.lastgroup in ("back", "when"):
         return _back(rest, window)
     before = _topic(text[: match.start()])
@@ -669,8 +715,10 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         if _EVERYTHING.fullmatch(_clean(rest)):  # before every change: forget it all
             return Intent("before", "", window)
         few = _LAST_FEW.fullmatch(_clean(rest))
-        if few and (few["recent"] or few["noun"]):
-            return Intent("undo", "", window, count=_count(few["count"]))
+        if few and (few["recent"] or few["after"] or few["noun"]):
+            vague = few["count"].lower() in ("few", "several")  # how many is not said
+            count = _count(few["count"])
+            return Intent("undo", "", window, count=count, asked=not vague)
     if not topic and before and _REMOVED.search(text[: match.start()]):
         return Intent("restore", before, window)  # "you deleted X, undo that"
     rest = _clean(rest)
@@ -678,7 +726,7 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
         found = pattern.match(rest)
         if found and _topic(rest[found.end() :]):
             return Intent(kind, _topic(rest[found.end() :]), window)
-    return Intent("undo", topic or before, window)
+    return Intent("undo", topic or before, window, asked=not unsure)
 
 
 def _held_back(text: str, command: re.Match[str]) -> bool:
@@ -712,6 +760,7 @@ def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent
         (asks and not denied)
         or ((_THANKS.search(plain) or _OTHER_ASK.match(text)) and not objects)
         or _KEEPS.search(plain)  # "please don't remove the cat"
+        or _WEIGHED.search(plain)  # "no point deleting the gym note"
         or (_AFFIRMS.search(plain) and not _DENIES.search(plain))  # "it's right"
     ):
         return Intent("none", "", window)
@@ -737,6 +786,8 @@ def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Int
         named = ""
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]
     topic = _topic(_REMOVED.sub(" ", rest))
+    if not topic and give["was"] is not None:  # "change it back to how it was"
+        return Intent("undo", "", window)
     if not topic:
         return Intent("at" if window else "redo", "", window)
     wrong = _WRONG.search(text[: give.start()])

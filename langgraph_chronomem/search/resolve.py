@@ -65,6 +65,8 @@ _PLAN: dict[str, tuple[str, int, Action]] = {
     "still": ("old", -1, "rollback"),  # "back to when I still ate meat"
 }
 _CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
+# "undo the last 3 ...": a count, never a change id, whatever the parser made of it
+_COUNTED = re.compile(r"(?i)\b(?:last|latest|previous|recent|past|steps)\b")
 
 
 @dataclass(frozen=True)
@@ -358,7 +360,9 @@ class Resolver:
             base = Resolution(request, intent, tx.head(scope), tx.head_seq(scope))
         if base.head == 0:
             return replace(base, reason="this memory has no history yet")
-        ref = _CHANGE_ID.match(request.strip()) or _CHANGE_ID.match(intent.topic)
+        ref = _CHANGE_ID.match(request.strip()) or (
+            None if _COUNTED.search(request) else _CHANGE_ID.match(intent.topic)
+        )
         if intent.kind == "none" and not ref:
             return replace(base, reason="the request names no change to undo")
         with self.engine.transaction(write=False) as tx:
@@ -761,7 +765,7 @@ class Resolver:
             commits = tx.log(
                 scope,
                 since=window.start if window else None,
-                limit=None if window or everything else count,
+                limit=None if window or everything else min(count, base.head),
                 not_ops=skip,
             )
             commits = [c for c in commits if window is None or c.created_at in window]
@@ -783,12 +787,16 @@ class Resolver:
         if not candidate.diff and not candidate.conflicts:  # a redaction, say
             reason = f"undoing the latest change (v{commit.version}) changes nothing"
             return replace(found, reason=reason)
+        since = f"going back to before v{commit.version} undoes every change since"
         if everything:
-            reason = f"forgetting all {len(commits)} changes is confirmed first"
-            return replace(found, reason=reason)
-        if len(commits) < count:
+            return replace(found, reason=f"{since}: confirmed first")
+        if len(commits) < count or (several and commit.version == 1):
             reason = f"asked for the last {count} changes; there are {len(commits)}"
-            return replace(found, reason=reason)
+            return replace(found, reason=f"{reason}: {since}, confirmed first")
+        if several and window is not None and commits[0].version != base.head:
+            return replace(found, reason=f"{since}, not only those: confirmed first")
+        if not intent.asked:  # "the last few changes"
+            return replace(found, reason="the request does not say how many changes")
         said = f"the last {count} changes" if several else "the latest change"
         return replace(found, decided=True, reason=said)
 
