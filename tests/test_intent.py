@@ -439,6 +439,9 @@ def test_a_statement_that_names_a_memory_is_not_asked_for(request_: str) -> None
         "undo everything",
         "erase all memories about me",
         "delete all my data",
+        "forget everything I ever told you",
+        "undo it all",
+        "forget about me",
     ],
 )
 def test_forgetting_everything_is_going_back_before_every_change(

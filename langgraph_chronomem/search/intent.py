@@ -596,11 +596,13 @@ _WEIGHED = re.compile(  # the same before a verb that is no command: "no point d
     r"|forget|forgott|drop|wip|clear|scrap)\w*\b"
 )
 _EVERYTHING = re.compile(  # "forget everything you know about me": all of memory
-    r"(?i)(?:everything|all|every\s+memory|all\s+(?:of\s+)?(?:(?:my|your|the)\s+)?"
-    r"(?:memor(?:y|ies)|notes|data|info(?:rmation)?|history)|(?:my|your)\s+"
-    r"(?:whole\s+|entire\s+)?memor(?:y|ies)|the\s+(?:whole|entire)\s+memory)"
-    r"(?:\s+(?:that\s+)?you\s+(?:know|have|saved|stored|remember(?:ed)?|learned|learnt"
-    r"|kept|keep|wrote))?(?:\s+(?:about|on|of)\s+(?:me|us))?"
+    r"(?i)(?:(?:about\s+)?(?:me|us)|(?:everything|all|it\s+all|all\s+of\s+it|every"
+    r"\s+memory|all\s+(?:of\s+)?(?:(?:my|your|the)\s+)?(?:memor(?:y|ies)|notes|changes"
+    r"|(?:personal\s+)?(?:data|info(?:rmation)?)|history)|(?:my|your)\s+(?:(?:whole|entire)"
+    r"\s+)?(?:memor(?:y|ies)|(?:personal\s+)?data)|the\s+(?:whole|entire)\s+memory)"
+    r"(?:\s+(?:that\s+)?(?:you|I)(?:'ve|\s+have)?(?:\s+ever)?\s+(?:know|have|saved"
+    r"|stored|remember(?:ed)?|learned|learnt|kept|keep|wrote|told\s+you|said|mentioned"
+    r"|shared|gave\s+you))?(?:\s+(?:about|on|of)\s+(?:me|us))?)"
 )
 _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made"
     r"(?i)(?:(?:the|my|your|these|those)\s+)?(?:(?P<recent>last|latest|previous|past"
