@@ -385,6 +385,10 @@ def test_polite_and_roundabout_requests(request_: str, kind: str) -> None:
         "You weren't supposed to delete my old address",
         "Remind me to delete the van note tomorrow",
         "Would it make sense to delete my old address?",
+        "I never told you to delete that",
+        "I'd rather you not delete my old address",
+        "User is not sure whether the allergy note should be removed",
+        "I can't decide whether to keep my gym note or delete it",
     ],
 )
 def test_a_command_held_back_is_not_asked_for(request_: str) -> None:
@@ -472,6 +476,19 @@ def test_a_vague_count_is_not_asked_for_exactly() -> None:
     assert parse("undo the last few changes", now=NOW) == Intent(
         "undo", "", count=3, asked=False
     )
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "This may seem silly but undo the last change",
+        "my bad, undo that",
+        "undo the most recent",
+        "put everything back the way it was",
+    ],
+)
+def test_a_preamble_does_not_hide_the_latest_change(request_: str) -> None:
+    assert parse(request_, now=NOW) == Intent("undo", "")
 
 
 def test_this_may_is_not_a_month() -> None:

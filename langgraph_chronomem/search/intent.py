@@ -294,12 +294,12 @@ _WISH = re.compile(  # "I'd prefer you didn't keep X" asks as "don't keep X" doe
     r"|did\s+not|wouldn't|would\s+not)\s+(?=(?:remember|keep(?!\s+track)|save|store|know)\b)"
 )
 _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
-    r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|ugh|wait|well|actually"
+    r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|ugh|wait|well|actually|my\s+bad"
     r"|nope|no(?=\s*[,.!])|never\s*mind|wrong|you\s+got\s+(?:it|that)\s+wrong"
     r"|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:not\s+)?"
     r"(?:wrong|right|true|correct|incorrect|a\s+mistake))\b)*[\s,.!;:-]*"
     r"(?:I\s+(?:never|didn't|did\s+not)\s+(?:say|said|tell\s+you|told\s+you"
-    r"|mention(?:ed)?)(?:\s+that)?\b)?"
+    r"|mention(?:ed)?)(?:\s+that)?\b(?!\s+to\b))?"  # not "I never told you to"
 )
 _WHOM = (
     r"(?:me|us|it(?:\s+all)?|all(?:\s+of\s+it)?|things|everything|yourself|itself"
@@ -417,7 +417,8 @@ _STOPWORDS = frozenset(
     pls plz thx ty btw ugh tbh idk omg honestly seriously literally basically
     anyway need know all bye goodbye cheers nothing else done good great cool
     awesome perfect fine tonight ll re ve whatever made rather asap immediately
-    permanently completely entirely totally forever away yeah yep yes hmm""".split()  # noqa: SIM905 - a word list reads better as words
+    permanently completely entirely totally forever away yeah yep yes hmm most
+    real quick quickly""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _NAMED = re.compile(  # "my back", "the joke": a thing named only in filler words
@@ -513,6 +514,7 @@ _UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_REMOVAL, "restore"),
     (_SINCE, "before"),
 )
+_RECENT = re.compile(r"(?i)\b(?:last|latest|previous|recent)\b")
 _OBJECT_PRONOUN = re.compile(r"(?i)\s(?:it|that|this|them)\s")  # "take that out"
 _NOTHING = re.compile(  # a whole request that asks for no change
     r"(?i)^(?:(?:never\s*mind|nvm|no|nope|ok(?:ay)?)[,.!]?\s*)?"
@@ -557,7 +559,7 @@ _OBJECTS = re.compile(  # a denial, or an ask to be rid of it, with no command
     r"|forgotten|dropped))\b"  # "I want X gone", "X has to go"
 )
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
-    r"(?i)\b(?:don't|do\s+not|never|no\s+need\s+to)\s+(?:ever\s+)?(?:remove|delete"
+    r"(?i)\b(?:don't|do\s+not|not|never|no\s+need\s+to)\s+(?:ever\s+)?(?:remove|delete"
     r"|forget|touch|change|undo|drop|erase|wipe|lose|clear|scrap|ditch|bin"
     r"|get\s+rid\s+of|take\s+(?:out|off)|throw\s+(?:out|away))\b"
 )
@@ -592,7 +594,8 @@ _HELD_BACK = re.compile(  # what makes a command not asked for: "no need to dele
     r")\s*$"
 )
 _WEIGHED = re.compile(  # the same before a verb that is no command: "no point deleting"
-    rf"(?i)\b(?:{_WEIGHING}|not\s+sure\s+about)\s+(?:\w+\s+){{0,3}}?(?:delet|remov|eras"
+    rf"(?i)\b(?:{_WEIGHING}|(?:not\s+sure|unsure)\s+(?:about|whether|if))\s+"
+    r"(?:[\w']+\s+){0,6}?(?:delet|remov|eras"
     r"|forget|forgott|drop|wip|clear|scrap)\w*\b"
 )
 _EVERYTHING = re.compile(  # "forget everything you know about me": all of memory
@@ -701,6 +704,8 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     before = _topic(text[: match.start()])
     named = _PRONOUN.match(_clean(rest)) or _OBJECT_PRONOUN.search(match.group())
     topic = "" if before and named else _topic(rest)
+    if not topic and _RECENT.search(rest):
+        before = ""  # "this may seem silly, but undo the last change"
     if match.lastgroup == "redo" or _UNDONE.fullmatch(_clean(rest)):
         return Intent("redo", topic if match.lastgroup == "redo" else "", window)
     if match.lastgroup == "restore":
@@ -788,8 +793,9 @@ def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Int
         named = ""
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]
     topic = _topic(_REMOVED.sub(" ", rest))
-    if not topic and give["was"] is not None:  # "change it back to how it was"
-        return Intent("undo", "", window)
+    was = give["was"]
+    if was is not None and (not topic or _EVERYTHING.fullmatch(_clean(was))):
+        return Intent("undo", "", window)  # "change it back to how it was"
     if not topic:
         return Intent("at" if window else "redo", "", window)
     wrong = _WRONG.search(text[: give.start()])
