@@ -79,9 +79,10 @@ class Intent:
 
     `count` is how many of the latest changes a request without a topic means:
     "undo the last 3 changes" is `Intent("undo", "", count=3)`. `asked` is
-    False for a request that names a memory but neither asks for a change nor
-    says the memory is wrong ("my peanut allergy", "I'm vegan now"): an undo of
-    it may be offered, never done alone.
+    False for a request that does not say exactly what it wants changed: a
+    memory named with no command and nothing said against it ("my peanut
+    allergy", "I'm vegan now"), "the last few changes", or a correction the
+    parser cannot follow. Such an undo may be offered, never done alone.
     """
 
     kind: Kind
