@@ -491,6 +491,12 @@ def test_a_preamble_does_not_hide_the_latest_change(request_: str) -> None:
     assert parse(request_, now=NOW) == Intent("undo", "")
 
 
+def test_the_last_edit_to_a_thing_named_before_is_that_things() -> None:
+    assert parse("the van thing - can you undo your last edit to it?", now=NOW) == (
+        Intent("undo", "van")
+    )
+
+
 def test_this_may_is_not_a_month() -> None:
     assert parse("This may sound odd, but undo the last change", now=NOW).window is None
 

@@ -372,14 +372,29 @@ def test_the_last_few_changes_are_undone_together(fresh: ChronoStore) -> None:
     assert head(fresh) == head(fresh.as_of(MAYA, before - 2))
 
 
-def test_a_request_that_names_its_memory_in_one_word_is_offered(
-    fresh: ChronoStore,
+VANS = [
+    ("job", "User is a carpenter in Gothenburg"),
+    ("van", "User drives a 2014 VW work van with 290,000 km on it"),
+    ("brother", "User's brother sold his old van last spring"),
+]
+
+
+@pytest.mark.parametrize(
+    ("memories", "act_words", "acts"),
+    [(VANS[:2], 2, True), (VANS, 2, False), (VANS, 0, True)],
+)
+def test_one_word_acts_only_when_it_picks_one_memory(
+    tmp_path: Path, memories: list[tuple[str, str]], act_words: int, acts: bool
 ) -> None:
-    """One word fits many memories: "the Osaka trip" acts, "Osaka" asks."""
-    assert fresh.resolve(MAYA, "delete the Osaka trip in April").decided
-    resolution = fresh.resolve(MAYA, "delete Osaka")
-    assert not resolution.decided and "act_words" in resolution.reason
-    assert resolution.best is not None and resolution.best.commit.version == 10
+    """ "delete the van" fits every memory that mentions a van (act_words): with
+    two, the search's pick (here the brother's van) is offered, not acted on."""
+    config = ResolverConfig(act_words=act_words)
+    with ChronoStore.from_path(tmp_path, scope_depth=2, resolver=config) as store:
+        for name, text in memories:
+            store.put(MAYA, key(name), fact(text))
+        resolution = store.resolve(MAYA, "delete the van")
+    assert resolution.decided is acts
+    assert acts or "act_words" in resolution.reason
 
 
 def test_a_thing_named_in_filler_words_is_searched_not_taken_as_the_latest(

@@ -516,6 +516,7 @@ _UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_SINCE, "before"),
 )
 _RECENT = re.compile(r"(?i)\b(?:last|latest|previous|recent)\b")
+_POINTS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)\b")
 _OBJECT_PRONOUN = re.compile(r"(?i)\s(?:it|that|this|them)\s")  # "take that out"
 _NOTHING = re.compile(  # a whole request that asks for no change
     r"(?i)^(?:(?:never\s*mind|nvm|no|nope|ok(?:ay)?)[,.!]?\s*)?"
@@ -705,8 +706,8 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     before = _topic(text[: match.start()])
     named = _PRONOUN.match(_clean(rest)) or _OBJECT_PRONOUN.search(match.group())
     topic = "" if before and named else _topic(rest)
-    if not topic and _RECENT.search(rest):
-        before = ""  # "this may seem silly, but undo the last change"
+    if not topic and _RECENT.search(rest) and not _POINTS_BACK.search(rest):
+        before = ""  # "this may seem silly, but undo the last change" (not "... to it")
     if match.lastgroup == "redo" or _UNDONE.fullmatch(_clean(rest)):
         return Intent("redo", topic if match.lastgroup == "redo" else "", window)
     if match.lastgroup == "restore":

@@ -107,10 +107,10 @@ class ResolverConfig:
             was still true" is left out: on the tuning split it was right 3
             times in 4 when it acted, and a wrong one rolls the whole memory
             back over every change since (it is offered instead).
-        act_words: To act alone, the request must name what it means in at
-            least this many distinct words: "put the van back" fits every
-            memory that mentions a van (on the tuning split it cost one right
-            action in 60).
+        act_words: A request naming what it means in fewer distinct words
+            than this acts alone only if no other memory among the candidates
+            holds them too: "forget that I smoke" may act, "put the van note
+            back" is offered when several memories mention a van.
     """
 
     rrf_k: int = 60
@@ -580,16 +580,16 @@ class Resolver:
         if not candidates:
             return replace(base, reason="nothing matched")
         decided, reason = self._sure(candidates)
-        offered = self._offered(base.intent) if decided else None
+        offered = self._offered(base.intent, candidates) if decided else None
         if offered:
             decided, reason = False, offered
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
 
-    def _offered(self, intent: Intent) -> str | None:
+    def _offered(self, intent: Intent, candidates: Sequence[Candidate]) -> str | None:
         """Why a sure match is offered rather than acted on, if it is: what
-        the request asks for, not how well it matched."""
+        the request asks for, and whether its few words pick one memory."""
         if not intent.asked:
             return "the request names a memory but does not ask to change it"
         if intent.kind not in self.config.act_on:
@@ -600,10 +600,15 @@ class Resolver:
             )
             return f"{what} is confirmed first (ResolverConfig.act_on)"
         words = len(set(content_words(intent.topic)))
-        if words < self.config.act_words:
+        best, *others = candidates
+        if words < self.config.act_words and any(
+            not set(c.items) & set(best.items)
+            and c.scores.coverage >= best.scores.coverage
+            for c in others
+        ):
             return (
-                f"the request names what it means in {words} word(s), "
-                f"{self.config.act_words} to act (ResolverConfig.act_words)"
+                f"the request names what it means in {words} word(s), and other "
+                "memories hold them too (ResolverConfig.act_words)"
             )
         return None
 
