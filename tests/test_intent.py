@@ -208,6 +208,7 @@ FRAMED = [
     ("you shouldn't have saved that I hate my boss", "I hate my boss"),
     ("scrap the thing about my new bike", "my new bike"),
     ("get rid of the Mars plan", "the Mars plan"),
+    ("the Mars plan, get rid.", "the Mars plan"),
     ("take out the bit about my sister", "my sister"),
     ("the part about my sister, take that out", "the part about my sister"),
     ("I was kidding about the goat farm lol", "I was kidding about the goat farm lol"),

@@ -335,7 +335,7 @@ _VERB = (
     r"|scratch|scrap|ditch|bin|chuck|trash|toss|wipe|purge|nuke|unlearn|unsave"
     r"|unremember|clear|reset|scrub|disregard|ignore"
     r"|stop\s+(?:storing|saving|keeping|tracking|remembering)"
-    r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid\s+of|throw\s+(?:out|away)"
+    r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid(?:\s+of)?|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
     r"|take\s+(?:it|that|this|them)\s+(?:out|off)"
     r"|stop\s+remembering|(?:don't|do\s+not|not|no\s+need\s+to)(?:\s+need\s+to)?\s+"
