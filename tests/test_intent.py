@@ -208,6 +208,7 @@ FRAMED = [
     ("you shouldn't have saved that I hate my boss", "I hate my boss"),
     ("scrap the thing about my new bike", "my new bike"),
     ("get rid of the Mars plan", "the Mars plan"),
+    ("you don't need to hold onto my old address", "my old address"),
     ("the Mars plan, get rid.", "the Mars plan"),
     ("take out the bit about my sister", "my sister"),
     ("the part about my sister, take that out", "the part about my sister"),
@@ -310,6 +311,7 @@ def test_thanks_that_names_a_memory_asks_for_nothing(request_: str) -> None:
         "update my address to 5 Elm St",
         "show me my Osaka trip",
         "remind me about my trip to Osaka",
+        "hang on to my allergy note",
     ],
 )
 def test_a_command_that_is_not_an_undo_asks_for_nothing(request_: str) -> None:
