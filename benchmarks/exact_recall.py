@@ -70,7 +70,7 @@ from benchmarks.report import (
     write_report,
 )
 from langgraph_chronomem import ChronoStore
-from langgraph_chronomem.engine.base import scope_key
+from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.models import default_embeddings
 from langgraph_chronomem.search.resolve import ResolverConfig
 

@@ -91,8 +91,9 @@ from langgraph.runtime import Runtime
 from langgraph_chronomem import _checkpoint_sql as sql
 from langgraph_chronomem._checkpoint_pg import dialect_for
 from langgraph_chronomem.context import commit_context
-from langgraph_chronomem.engine.base import LogTransaction, by_thread, scope_text
+from langgraph_chronomem.engine.base import LogTransaction, by_thread
 from langgraph_chronomem.engine.protocol import LogEngine
+from langgraph_chronomem.engine.rows import scope_text
 from langgraph_chronomem.engine.types import Commit, Namespace
 from langgraph_chronomem.errors import (
     CompactedError,

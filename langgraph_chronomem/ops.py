@@ -27,7 +27,8 @@ from langgraph.store.base import (
     validate_op_namespace,
 )
 
-from langgraph_chronomem.engine.base import LogTransaction, scope_of
+from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.rows import scope_of
 from langgraph_chronomem.engine.types import Namespace, StoredItem, Write
 from langgraph_chronomem.errors import (
     InvalidRequestError,

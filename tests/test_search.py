@@ -46,7 +46,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp, SearchItem, SearchOp
 
 from langgraph_chronomem import ChronoStore, ConfigError, RevertConflict, commit_context
-from langgraph_chronomem.engine.base import scope_key
+from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.engine.types import CommitMeta
 from langgraph_chronomem.models import PAIR_SCORER, default_embeddings
 from langgraph_chronomem.search.index import SearchIndex

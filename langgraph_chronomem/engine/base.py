@@ -74,17 +74,7 @@ from langgraph_chronomem.errors import (
     WriteConflictError,
 )
 
-__all__ = [
-    "ChangeRow",
-    "LogTransaction",
-    "by_thread",
-    "chunks",
-    "namespace_from_text",
-    "namespace_text",
-    "scope_key",
-    "scope_of",
-    "scope_text",
-]
+__all__ = ["LogTransaction", "by_thread"]
 
 SYSTEM_AUTHOR = "system"
 FULL_TEXT = "full-text"  # the descriptor index's name in the projections table

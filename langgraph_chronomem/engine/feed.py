@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from langgraph_chronomem.engine.base import (
-    LogTransaction,
+from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.rows import (
     chunks,
     namespace_from_text,
     namespace_text,

@@ -51,7 +51,6 @@ from langgraph_chronomem.engine.base import (
     COMMITS_EVEN_EMPTY,
     SYSTEM_AUTHOR,
     LogTransaction,
-    scope_text,
 )
 from langgraph_chronomem.engine.migrations import PACKAGE_VERSION, Migration
 from langgraph_chronomem.engine.postgres_sql import (
@@ -61,7 +60,7 @@ from langgraph_chronomem.engine.postgres_sql import (
     PostgresDialect,
     WriteDialect,
 )
-from langgraph_chronomem.engine.rows import _NewRow, _Written
+from langgraph_chronomem.engine.rows import _NewRow, _Written, scope_text
 from langgraph_chronomem.engine.types import CommitMeta, Namespace, Op, Write
 from langgraph_chronomem.engine.values import encode_time, utc
 from langgraph_chronomem.errors import ConfigError, ReadOnlyError, StorageError

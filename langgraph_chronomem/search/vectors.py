@@ -45,7 +45,6 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import get_text_at_path, tokenize_path
 
-from langgraph_chronomem.engine.base import ChangeRow, namespace_text, scope_key
 from langgraph_chronomem.engine.describe import CHANGE_TEXT_VERSION
 from langgraph_chronomem.engine.feed import (
     HeadRow,
@@ -53,6 +52,7 @@ from langgraph_chronomem.engine.feed import (
     ProjectionState,
 )
 from langgraph_chronomem.engine.protocol import LogEngine
+from langgraph_chronomem.engine.rows import ChangeRow, namespace_text, scope_key
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.search.chroma import server_address, unreachable
 
