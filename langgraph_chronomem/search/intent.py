@@ -290,10 +290,10 @@ _POLITE = re.compile(
     r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
+_KEEPING = r"(?:remember|keep|save|store|know|hang\s+on\s+to|hold\s+on\s*to)"
 _WISH = re.compile(  # "I'd prefer you didn't keep X" asks as "don't keep X" does
     r"(?i)\b(?:I'd|I\s+would)\s+(?:prefer|rather)\s+(?:if\s+)?(?:you|it)\s+(?:didn't"
-    r"|did\s+not|wouldn't|would\s+not)\s+(?=(?:remember|keep(?!\s+track)|save|store|know"
-    r"|hang\s+on\s+to|hold\s+on(?:\s+|\s*)to)\b)"
+    rf"|did\s+not|wouldn't|would\s+not)\s+(?=(?!keep\s+track){_KEEPING}\b)"
 )
 _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|ugh|wait|well|actually|my\s+bad"
@@ -340,7 +340,7 @@ _VERB = (
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
     r"|take\s+(?:it|that|this|them)\s+(?:out|off)"
     r"|stop\s+remembering|(?:don't|do\s+not|not|no\s+need\s+to)(?:\s+need\s+to)?\s+"
-    r"(?:remember|keep|save|store|know|hang\s+on\s+to|hold\s+on\s*to)|you\s+shouldn't\s+have\s+(?:saved|stored|kept|remembered|noted|added"
+    rf"{_KEEPING}|you\s+shouldn't\s+have\s+(?:saved|stored|kept|remembered|noted|added"
     r"|written(?:\s+down)?|recorded)|shouldn't\s+be\s+(?:saved|stored|in\s+there)"
     r"|(?:take|change|set|roll|go)\s+(?:it|that|this|me|us|things)\s+back)"
 )
