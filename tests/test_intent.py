@@ -468,6 +468,7 @@ def test_forgetting_everything_is_going_back_before_every_change(
         ("revert the three most recent edits", 3),
         ("go back two steps", 2),
         ("undo the last change", 1),
+        ("revert the previous 2 ones", 2),
     ],
 )
 def test_the_last_few_changes_are_counted(request_: str, count: int) -> None:
@@ -539,6 +540,79 @@ def test_a_bare_number_stays_a_change_id() -> None:
 def test_a_correction_in_the_request_wins(request_: str, meant: Intent) -> None:
     """People correct themselves mid-request: what follows the correction is meant."""
     assert parse(request_, now=NOW) == meant
+
+
+@pytest.mark.parametrize(
+    ("request_", "meant"),
+    [
+        ("Tomorrow, delete the gym note", Intent("undo", "gym", asked=False)),
+        ("once I move out, delete my old address",
+         Intent("undo", "my old address", asked=False)),
+        ("When I get back from Spain, forget the hotel booking",
+         Intent("undo", "the hotel booking", asked=False)),
+        ("delete it later", Intent("undo", "", asked=False)),
+        ("remove that once I've moved", Intent("undo", "", asked=False)),
+        ("In a few days, please remove the trip",
+         Intent("undo", "the trip", asked=False)),
+        ("from now on, forget where I work",
+         Intent("undo", "where I work", asked=False)),
+    ],
+)  # fmt: skip
+def test_a_command_put_off_is_offered_not_done_now(
+    request_: str, meant: Intent
+) -> None:
+    """The tool cannot wait: a command for later names its memory, but acting on
+    it now is not what was asked."""
+    assert parse(request_, now=NOW) == meant
+
+
+@pytest.mark.parametrize(
+    ("request_", "meant"),
+    [
+        ("forget that I am moving next month",
+         Intent("undo", "I am moving next month")),
+        ("Next week I start my new job. Delete the old job.",
+         Intent("undo", "the old job")),
+        ("bring back: User is reading Tomorrow, and Tomorrow, and Tomorrow",
+         Intent("restore", "User is reading Tomorrow, and Tomorrow, and Tomorrow")),
+        ("save it for later", Intent("none", "")),
+    ],
+)  # fmt: skip
+def test_a_time_to_come_inside_the_memory_is_no_command_put_off(
+    request_: str, meant: Intent
+) -> None:
+    assert parse(request_, now=NOW) == meant
+
+
+@pytest.mark.parametrize(
+    ("request_", "meant"),
+    [
+        ("no need to delete the gym note, just the van one", Intent("undo", "van")),
+        ("don't remove the cat, just the dog", Intent("undo", "the dog")),
+        ("please do not delete my address, only the old phone number",
+         Intent("undo", "the old phone number")),
+    ],
+)  # fmt: skip
+def test_a_command_held_back_for_one_memory_asks_for_the_other(
+    request_: str, meant: Intent
+) -> None:
+    assert parse(request_, now=NOW) == meant
+
+
+@pytest.mark.parametrize(
+    ("request_", "topic"),
+    [
+        ("Re Kirsty. 'Absolute delight' was sarcasm. Delete whatever you saved off "
+         "the back of that.", "Re Kirsty. 'Absolute delight' was sarcasm"),
+        ("The Madrid plan was a daydream. Remove anything you stored because of it.",
+         "The Madrid plan was a daydream"),
+        ("forget everything related to that", ""),
+    ],
+)  # fmt: skip
+def test_what_was_saved_off_the_back_of_that_is_what_came_before(
+    request_: str, topic: str
+) -> None:
+    assert parse(request_, now=NOW) == Intent("undo", topic)
 
 
 def test_an_undo_after_but_is_a_command() -> None:

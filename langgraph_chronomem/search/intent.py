@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Literal
 
@@ -423,6 +423,12 @@ _STOPWORDS = frozenset(
     real quick quickly""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_REFERS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)$")
+# Words that only tie a topic to something named before it.
+_LINKS = frozenset(
+    """off because due following based related relating connected linked arising
+    out around surrounding behind everything""".split()  # noqa: SIM905
+)
 _NAMED = re.compile(  # "my back", "the joke": a thing named only in filler words
     r"(?i)\b(?:the|my|your|his|her|our|their|that|this)\s+(?:back|jokes?)\b"
 )
@@ -465,6 +471,8 @@ def _topic(text: str) -> str:
         if match:
             text = _clean(f"{match.groupdict().get('mod') or ''} {text[match.end() :]}")
     text = _clean(_TRAILER.sub("", text))
+    if _REFERS_BACK.search(text) and set(content_words(text)) <= _LINKS:
+        return ""  # "whatever you saved off the back of that": what came before
     return text if content_words(text) or _NAMED.search(text) else ""
 
 
@@ -613,10 +621,10 @@ _EVERYTHING = re.compile(  # "forget everything you know about me": all of memor
 )
 _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made"
     r"(?i)(?:(?:the|my|your|these|those)\s+)?(?:(?P<recent>last|latest|previous|past"
-    r"|most\s+recent)\s+)?(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine"
+    r"|(?:most\s+)?recent)\s+)?(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine"
     r"|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?|several)(?:\s+(?P<after>most\s+recent"
     r"|latest|last|previous|recent))?(?:\s+(?P<noun>(?:changes|edits|updates|saves"
-    r"|commits|versions|writes|things|entries|memories|notes|steps)))?(?:\s+(?:that\s+)?"
+    r"|commits|versions|writes|things|entries|memories|notes|steps|ones)))?(?:\s+(?:that\s+)?"
     r"(?:you|I)(?:'ve|\s+have)?(?:\s+just)?\s+\w+(?:\s+(?:you|me))?)?"
 )
 _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never mind"
@@ -635,6 +643,24 @@ _NOT_THIS = re.compile(  # "not the van, the workshop": the one named second
 _WRONG = re.compile(
     r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
     r"|joking|kidding|shouldn't|misheard|made\s+up)\b"
+)
+_SOON = (  # a time to come, or a condition: "tomorrow", "once I've moved"
+    r"(?:tomorrow|later(?:\s+on)?|next\s+(?:week|month|year|time|weekend|\w+day)"
+    r"|in\s+(?:a|an|\d+|one|two|three|a\s+few|a\s+couple\s+of)\s+(?:bit|while"
+    r"|days?|weeks?|months?)|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future"
+    r"|(?:once|as\s+soon\s+as)\s+[^,.;:!?]+|(?:when|after)\s+(?:I|we)(?:'ve|\s+have"
+    r"|'m|\s+am)?\s+(?:get|come|move|finish|leave|start|hear|talk|speak|decide|sort"
+    r"|go|see|check|confirm|know|retire|graduate|tell)\b[^,.;:!?]*)"
+)
+_LATER = re.compile(  # a command put off: "tomorrow, delete X", "do it later"
+    rf"(?i)(?:(?:^|(?<=[,.;:!?]))\s*{_SOON}\s*,?\s*(?=(?:(?:please|pls|just|go\s+"
+    rf"ahead\s+and|you\s+(?:can|could|may|should))\s+)*(?:{_VERB})\b)"
+    rf"|\b(?P<object>it|that|this|them|those|these)\s+{_SOON}(?=\s*(?:[,.;:!?]|$))"
+    r"|(?<!\bfor\s)\blater(?:\s+on)?(?=[\s.!]*$))"
+)
+_JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
+    r"(?i)[,;:-]\s*(?:but\s+)?(?:just|only)\s+(?P<thing>(?:the|my|that|this|those"
+    r"|these|his|her|our|their)\b[^,.;!?]+)[.!]*$"
 )
 
 
@@ -662,6 +688,15 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     """
     now = now or datetime.now(timezone.utc)
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+    later = _LATER.search(_plain(request))
+    if later is None:
+        return _parse(request, now)
+    now_said = _LATER.sub(lambda m: f" {m['object'] or ''} ", _plain(request))
+    intent = _parse(now_said, now)  # "tomorrow, delete X" as "delete X", put off
+    return intent if intent.kind == "none" else replace(intent, asked=False)
+
+
+def _parse(request: str, now: datetime) -> Intent:
     plain = _plain(request)
     polite = _POLITE.sub(" ", _WISH.sub("don't ", plain))
     text, window = _take_time(polite, now)
@@ -681,13 +716,16 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     if give and (match is None or match.lastgroup not in ("back", "when")):
         return _give_back(text, give, window)
     if match is None:
+        just = _JUST_THIS.search(text)  # "no need to delete the cat, just the dog"
+        if just and (held or _KEEPS.search(text)):
+            return Intent("undo", _topic(just["thing"]), window)
         return none if held else _without_command(text, plain, window)
     rest, unsure = text[match.end() :], False
     corrected = _CORRECTED.search(rest)
     if corrected:  # "remove the gym, wait, no, the van"; "..., actually no, keep it"
         meant = _clean(corrected["meant"])
         if _command(meant) or _GIVE_BACK.search(meant):
-            return parse(meant, now=now)
+            return _parse(meant, now)
         if corrected["retract"] and _THING.match(meant):  # "never mind the van one"
             rest = rest[: corrected.start()]
         elif (
