@@ -257,7 +257,10 @@ RESTORE = [
     ("you deleted my dentist, I want that back", "my dentist"),
     ("need the Mexico City trip stuff back", "the Mexico City trip stuff"),
     ("my old gym, bring it back", "my old gym"),
-]
+    ("restore my old address, now it just says Denver", "my old address"),
+    ("My job used to be nurse at MGH, now it says barista. Put the old one back",
+     "My job used to be nurse at MGH, . the old one"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("request_", "topic"), RESTORE)

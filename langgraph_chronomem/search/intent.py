@@ -509,6 +509,12 @@ _REMOVED = re.compile(  # "you deleted ...": what a restore brings back follows
     r"|dropped|wiped|erased"
     r"|cleared|took\s+out|took\s+off|got\s+rid\s+of|forgot|lost|threw\s+out)\b"
 )
+_NOW_SAYS = re.compile(  # "now it's all X": what a restore replaces, not brings back
+    r"(?i)(?:^|(?<=[.;:!?,])|\bbut\s)\s*(?:and\s+|but\s+)?now\s+(?:it(?:'s|s|\s+is"
+    r"|\s+(?:just\s+|only\s+)?says)|you(?:'ve|\s+have)?\s+(?:just\s+)?(?:got|have"
+    r"|put|changed\s+it\s+to)|there(?:'s|\s+is)|all\s+(?:it|you)\s+(?:says?|have)"
+    r"|they(?:'re|\s+are)|the\s+note\s+(?:just\s+)?says)\b[^.;:!?]*"
+)
 _PRONOUN = re.compile(
     r"(?i)^(?:(?:any|all)\s+of\s+)?(?:it|that|this|them|those|these)\b"
 )
@@ -751,7 +757,8 @@ def _parse(request: str, now: datetime) -> Intent:
     if match.lastgroup == "redo" or _UNDONE.fullmatch(_clean(rest)):
         return Intent("redo", topic if match.lastgroup == "redo" else "", window)
     if match.lastgroup == "restore":
-        before = _topic(text[: match.start()])
+        topic = _topic(_NOW_SAYS.sub(" ", rest))
+        before = _topic(_NOW_SAYS.sub(" ", text[: match.start()]))
         if topic:
             return Intent("restore", topic, window)
         if before:  # "my old address, put it back"; "you got X wrong, put it back"
@@ -834,7 +841,7 @@ def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Int
     if _PRONOUN.match(named) or named.lower() in ("him", "her"):
         named = ""
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]
-    topic = _topic(_REMOVED.sub(" ", rest))
+    topic = _topic(_NOW_SAYS.sub(" ", _REMOVED.sub(" ", rest)))
     was = give["was"]
     if was is not None and (not topic or _EVERYTHING.fullmatch(_clean(was))):
         return Intent("undo", "", window)  # "change it back to how it was"
