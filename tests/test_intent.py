@@ -618,6 +618,88 @@ def test_what_was_saved_off_the_back_of_that_is_what_came_before(
     assert parse(request_, now=NOW) == Intent("undo", topic)
 
 
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "delete the gym thing -- actually no, leave it",
+        "forget my address. jk keep it",
+        "scrap the Bali trip... actually hold off, it might still happen",
+        "undo the last change? no wait don't",
+        "remove the cat, hmm, actually don't",
+        "scrap the Rome thing. Actually scrap that, leave it.",
+        "forget the wedding. Sorry, ignore that, I'm tired",
+        "remove my job title. on second thoughts, don't",
+        "wipe the Bali trip. hmm no, not yet",
+    ],
+)
+def test_a_command_taken_back_later_in_the_message_asks_for_nothing(
+    request_: str,
+) -> None:
+    assert parse(request_, now=NOW) == Intent("none", "")
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "ah forget it, doesn't matter",
+        "forget about it, it's fine",
+        "just forget it lol",
+        "meh, forget about it",
+        "nah cancel that request",
+        "can you undo things?",
+        "is it possible to delete stuff you remember?",
+        "The user confirmed the Tokyo trip is still on; no changes needed.",
+        "User asked whether their address was deleted. No action requested.",
+        "don't you dare forget my anniversary",
+        "please don't roll back my memory",
+        "what happens if you forget my allergy?",
+        "haha imagine if you forgot my name",
+        "no rush on deleting the gym thing, I'll let you know",
+        "I wouldn't delete the allergy thing if I were you",
+        "note that I no longer eat meat",
+        "let's go back to talking about the holiday",
+    ],
+)
+def test_dismissals_questions_and_notes_ask_for_nothing(request_: str) -> None:
+    assert parse(request_, now=NOW) == Intent("none", "")
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "I'm going to delete my Facebook account",
+        "my landlord wants to remove the carpet",
+        "I need to forget about my ex and move on",
+        "My doctor told me to forget about sugar entirely lol",
+        "my boss asked me to delete the client files",
+    ],
+)
+def test_a_verb_about_someone_elses_doing_is_not_asked_of_the_memory(
+    request_: str,
+) -> None:
+    intent = parse(request_, now=NOW)
+    assert intent.kind == "none" or not intent.asked
+
+
+@pytest.mark.parametrize(
+    ("request_", "meant"),
+    [
+        ("Can you just nix the note about the Qantas points",
+         Intent("undo", "the Qantas points")),
+        ("lose the bit about my tattoo", Intent("undo", "my tattoo")),
+        ("The thing about me hating my boss. Yeah delete that.",
+         Intent("undo", "me hating my boss")),
+        ("nah yeah delete the Bali trip", Intent("undo", "the Bali trip")),
+        ("remvoe the thing about my knee injury", Intent("undo", "my knee injury")),
+        ("undelete the peanut allergy", Intent("restore", "the peanut allergy")),
+        ("coach is Marcy. not Darcy. lose the wrong name",
+         Intent("undo", "coach is Marcy. not Darcy the wrong name")),
+    ],
+)  # fmt: skip
+def test_more_ways_to_say_it(request_: str, meant: Intent) -> None:
+    assert parse(request_, now=NOW) == meant
+
+
 def test_an_undo_after_but_is_a_command() -> None:
     assert parse("keep the gym but drop the cat", now=NOW) == Intent("undo", "the cat")
 

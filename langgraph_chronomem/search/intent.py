@@ -297,7 +297,9 @@ _WISH = re.compile(  # "I'd prefer you didn't keep X" asks as "don't keep X" doe
 )
 _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|ugh|wait|well|actually|my\s+bad"
-    r"|nope|no(?=\s*[,.!])|never\s*mind|wrong|you\s+got\s+(?:it|that)\s+wrong"
+    r"|ah|oh|meh|eh|uh|erm+|lol|nah|yeah|yep|yea|so|alright|I(?:'ve|\s+have)?\s+changed"
+    r"\s+my\s+mind|nope|no(?=\s*[,.!]|\s+(?:no|wait)\b)|never\s*mind|wrong"
+    r"|you\s+got\s+(?:it|that)\s+wrong"
     r"|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:not\s+)?"
     r"(?:wrong|right|true|correct|incorrect|a\s+mistake))\b)*[\s,.!;:-]*"
     r"(?:I\s+(?:never|didn't|did\s+not)\s+(?:say|said|tell\s+you|told\s+you"
@@ -329,12 +331,14 @@ _VERB = (
     r"(?=\s+(?:right\s+|just\s+)?(?:when|before|after)\b)"
     r"|back\s+(?=when\b)|to\s+(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<when>(?=(?:the\s+(?:time|days?)\s+)?when\b))"
-    r"|(?P<restore>restore|restoring|recover|reinstate|reinstating|re-?add|re-?save|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
+    r"|(?P<restore>restore|restoring|recover|reinstate|reinstating|re-?add|re-?save"
+    r"|un-?delete|un-?remove|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
     r"\s+back)"
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
     r"|fix|correct|deleting|removing|forgetting|erasing|dropping|wiping"
     r"|scratch|scrap|ditch|bin|chuck|trash|toss|wipe|purge|nuke|unlearn|unsave"
-    r"|unremember|clear|reset|scrub|disregard|ignore"
+    r"|unremember|clear|reset|scrub|disregard|ignore|lose|nix|turf|axe|zap"
+    r"|delet|delte|remvoe|remoev|forgett|fogret"
     r"|stop\s+(?:storing|saving|keeping|tracking|remembering)"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid(?:\s+of)?|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
@@ -347,7 +351,8 @@ _VERB = (
 _CLAUSES = [
     re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-\s*)(?:{_VERB})\b"),
     re.compile(
-        rf"(?i)\b(?:and|but|so|then|just|now|to|let's|we\s+should|you(?:\s+(?:can"
+        rf"(?i)\b(?:and|but|so|then|just|now|to|let's|yeah|yep|yes|nah|ok|okay|oh|ah"
+        r"|lol|alright|we\s+should|you(?:\s+(?:can"
         r"|could|may|might|should|must))?(?:\s+(?:really|probably|just|definitely))?)"
         rf"\s+(?:{_VERB})\b"
     ),
@@ -420,7 +425,7 @@ _STOPWORDS = frozenset(
     anyway need know all bye goodbye cheers nothing else done good great cool
     awesome perfect fine tonight ll re ve whatever made rather asap immediately
     permanently completely entirely totally forever away yeah yep yes hmm most
-    real quick quickly""".split()  # noqa: SIM905 - a word list reads better as words
+    real quick quickly ah oh meh eh uh erm um umm nah lmao instead sir madam""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _REFERS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)$")
@@ -530,6 +535,29 @@ _UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_REMOVAL, "restore"),
     (_SINCE, "before"),
 )
+_ANAPHOR = re.compile(  # a topic that points at what was said before it
+    r"(?i)^(?:the|that|this)\s+(?:wrong|incorrect|mistaken|false|bad|same)\b"
+)
+_DISMISSAL = re.compile(  # "forget it, doesn't matter": asks for nothing
+    r"(?i)(?:forget\s+(?:about\s+)?it|cancel\s+(?:that|this|the|my)\s+request)\b"
+    r"(?!\s+(?:all|was|is)\b|')"
+)
+_NO_ACTION = re.compile(  # an agent's note that nothing is to change
+    r"(?i)\bno\s+(?:action|change|changes|update|updates)\s+(?:is\s+|are\s+)?(?:requested"
+    r"|needed|required|necessary|wanted)\b|\bnothing\s+to\s+(?:change|undo|remove"
+    r"|delete)\b|\bgo\s+back\s+to\s+(?:talking|discussing|chatting|the\s+(?:topic"
+    r"|subject|question))\b"
+)
+_GENERIC = re.compile(  # "can you undo things?": a question about what the tool can do
+    r"(?i)^(?:things|stuff|anything|memories|(?:things|stuff|what)\s+you\s+(?:know"
+    r"|remember|store|save))$"
+)
+_OTHERS_DOING = re.compile(  # "my landlord wants to remove the carpet", "I'm going to"
+    r"(?i)(?:\b(?:I|we|he|she|they)(?:'m|'re|\s+am|\s+are|\s+is)?|\b(?:my|our|his|her"
+    r"|their)\s+[\w']+(?:\s+[\w']+)?)\s+(?:(?:really|just|probably|still)\s+)?(?:going"
+    r"|gonna|need|needs|have|has|got|plan|plans|planning|trying|try|tried|decided"
+    r"|wants|told\s+me|asked\s+me|wants\s+me|needs\s+me|used)\s+(?:to\s+)?$"
+)
 _RECENT = re.compile(r"(?i)\b(?:last|latest|previous|recent)\b")
 _POINTS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)\b")
 _OBJECT_PRONOUN = re.compile(r"(?i)\s(?:it|that|this|them)\s")  # "take that out"
@@ -567,8 +595,8 @@ _DENIAL = (  # "not", "that was a joke": what says a memory is wrong
     r"|backwards|outdated|out\s+of\s+date|obsolete)\b"
 )
 _DENIES = re.compile(rf"(?i){_DENIAL}")
-_OBJECTS = re.compile(  # a denial, or an ask to be rid of it, with no command
-    rf"(?i){_DENIAL}|\b(?:fix|correct|forget|lose|bin|chuck"
+_RID = (  # an ask to be rid of a memory, with no command
+    r"\b(?:fix|correct|forget|lose|bin|chuck"
     r"|get\s+(?:it|that|this|them)\s+(?:out|off)|if\s+you\s+(?:(?:could|would)\s+)?"
     r"(?:deleted|removed|erased|dropped|forgot|wiped)"  # "... if you deleted X"
     r"|(?:want|like|need|get)\s+[^,.!?;]{1,60}?\s+(?:deleted|removed|erased|gone"
@@ -576,9 +604,13 @@ _OBJECTS = re.compile(  # a denial, or an ask to be rid of it, with no command
     r"|erased|forgotten|dropped))|(?:should|must)\s+be\s+(?:deleted|removed|erased"
     r"|forgotten|dropped))\b"  # "I want X gone", "X has to go"
 )
+_RIDS = re.compile(rf"(?i){_RID}")
+_OBJECTS = re.compile(rf"(?i){_DENIAL}|{_RID}")  # a denial, or an ask to be rid of it
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
-    r"(?i)\b(?:don't|do\s+not|not|never|no\s+need\s+to)\s+(?:ever\s+)?(?:remove|delete"
-    r"|forget|touch|change|undo|drop|erase|wipe|lose|clear|scrap|ditch|bin"
+    r"(?i)\b(?:don't|do\s+not|not|never|no\s+need\s+to)\s+(?:(?:you\s+)?(?:ever|dare)\s+)?"
+    r"(?:remove|delete"
+    r"|forget|touch|change|undo|drop|erase|wipe|lose|clear|scrap|ditch|bin|revert"
+    r"|reset|rewind|roll\s*back|go\s+back"
     r"|get\s+rid\s+of|take\s+(?:out|off)|throw\s+(?:out|away))\b"
 )
 _AFFIRMS = re.compile(  # "the allergy note is correct", "you got my job right"
@@ -595,15 +627,24 @@ _WEIGHING = (  # a command weighed, doubted or put off: "I don't think you shoul
     r"|do\s+(?:we|I|you)\s+(?:really\s+)?(?:need|have)\s+to|hold\s+off\s+on"
     r"|(?:thinking|thought)\s+(?:about|of)|considering|debating|remind\s+me\s+to"
     r"|(?:weren't|wasn't|were\s+not|was\s+not)\s+supposed\s+to"
+    r"|remind\s+me\s+\w+(?:\s+\w+)?\s+to|(?:don't|do\s+not)\s+forget\s+to"
+    r"|(?:was|were)\s+(?:going|gonna)\s+to(?:\s+ask\s+you\s+to)?"
+    r"|I'll\s+(?:probably\s+|maybe\s+)?(?:want|ask|need|get)(?:\s+you)?\s+to"
+    r"|not\s+convinced\s+(?:you|we|I)\s+should|no\s+rush(?:\s+(?:on|to|with))?"
+    r"|what\s+(?:happens|would\s+happen|if)(?:\s+if)?(?:\s+you)?|imagine\s+if(?:\s+you)?"
+    r"|(?:are\s+you|would\s+you\s+be)\s+(?:able|allowed)\s+to|(?:wouldn't|would\s+not"
+    r"|shouldn't|should\s+not)"
 )
 _HELD_BACK = re.compile(  # what makes a command not asked for: "no need to delete"
     r"(?i)(?:\b(?:don't|do\s+not|didn't|did\s+not|won't|never|not|no\s+need|without)"
     r"(?:\s+(?:need|want|ask|asked|have|going|mean|meant|saying|telling|told)"
     r"(?:\s+(?:you|for\s+you))?(?:\s+(?:you|we)\s+should)?)?(?:\s+to)?"
-    r"|\b(?:should|shall|must|ought)\s+(?:I|we|you)(?:\s+really)?"
+    r"|\b(?:should|shall|must|ought)\s+(?:I|we|you)(?:\s+really)?(?:\s+(?:get|ask|have"
+    r"|tell)\s+you\s+to)?"
     r"|\b(?:whether|if)\s+(?:(?:I|we)\s+(?:should|ought\s+to|shall|need\s+to"
     r"|want\s+to)|to)"
-    rf"|\b(?:{_WEIGHING}|planning|deciding)"
+    rf"|\b(?:{_WEIGHING}|planning|deciding)(?:\s+(?:asking|getting|having|telling)"
+    r"\s+you\s+to)?"
     r"|\b(?:(?:not\s+sure|unsure|undecided)\s+(?:whether|if|about)|(?:whether|if)\s+"
     r"(?:I|we)\s+should)(?:\s+(?!(?:but|so|and|then)\b)[\w']+){0,6}?"
     r"|\b(?:might|may)\s+(?:ask\s+you\s+to|want(?:\s+you)?\s+to|need(?:\s+you)?\s+to)"
@@ -614,7 +655,7 @@ _HELD_BACK = re.compile(  # what makes a command not asked for: "no need to dele
 _WEIGHED = re.compile(  # the same before a verb that is no command: "no point deleting"
     rf"(?i)\b(?:{_WEIGHING}|(?:not\s+sure|unsure)\s+(?:about|whether|if))\s+"
     r"(?:[\w']+\s+){0,6}?(?:delet|remov|eras"
-    r"|forget|forgott|drop|wip|clear|scrap)\w*\b"
+    r"|forget|forgot|drop|wip|clear|scrap)\w*\b"
 )
 _EVERYTHING = re.compile(  # "forget everything you know about me": all of memory
     r"(?i)(?:(?:about\s+)?(?:me|us)|(?:everything|all|it\s+all|all\s+of\s+it|every"
@@ -634,10 +675,17 @@ _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made
     r"(?:you|I)(?:'ve|\s+have)?(?:\s+just)?\s+\w+(?:\s+(?:you|me))?)?"
 )
 _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never mind"
-    r"(?i)\s*(?:[,.;:!]|\s-)\s*(?:(?P<retract>never\s*mind|nvm|scratch\s+that)"
-    r"|(?:(?:wait|no|sorry|oops|actually)[,.!]?\s+)+(?:no|wait)|(?:(?:wait|no|sorry"
-    r"|oops)[,.!]?\s+)*I\s+meant|(?:sorry|no)[,.!]?\s+I\s+mean|correction)\b[,.!:]?"
-    r"\s*(?P<meant>.*)$"
+    r"(?i)\s*(?:[,.;:!?]+|\s-+)\s*(?:(?P<retract>(?:(?:sorry|oops|wait|no|hmm+|actually"
+    r"|nah)[,.!]?\s+)*(?:never\s*mind|nvm|scra(?:tch|p)\s+that|ignore\s+(?:that|this|me)"
+    r"|on\s+second\s+thoughts?|jk|just\s+kidding))"
+    r"|(?:(?:wait|no|sorry|oops|actually|hmm+|nah|hang\s+on|hold\s+on)[,.!]?\s+)+"
+    r"(?:no|wait)|(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant|(?:sorry|no)[,.!]?\s+I"
+    r"\s+mean|correction|(?:(?:hmm+|nah|no|wait|sorry|oops)[,.!]?\s+)*(?:actually|nah"
+    r"|hmm+)(?=[,.!]?\s+(?:don't|do\s+not|leave|keep|hold\s+off|not\s+(?:yet|now)"
+    r"|it's\s+fine|(?:the|my|his|her|our|their)\b)))\b[,.!:]?\s*(?P<meant>.*)$"
+)
+_STAY = re.compile(  # what follows a command taken back: "..., actually don't"
+    r"(?i)^(?:don't|do\s+not|hold\s+off|not\s+(?:yet|now))\b"
 )
 _THING = re.compile(  # a thing named, not a statement: "the van", "my phone number"
     r"(?i)^(?:the|my|that|this|those|these|his|her|our|their|your)\b"
@@ -708,7 +756,7 @@ def _parse(request: str, now: datetime) -> Intent:
     text, window = _take_time(polite, now)
     text = _clean(text)
     none = Intent("none", "", window)
-    if _NOTHING.match(_clean(polite)):
+    if _NOTHING.match(_clean(polite)) or _NO_ACTION.search(polite):
         return none
     text = _PREFACE.sub("", text, count=1)
     if _ASKS.match(text) and _ONE_QUESTION.fullmatch(plain.strip()):
@@ -727,6 +775,13 @@ def _parse(request: str, now: datetime) -> Intent:
             return Intent("undo", _topic(just["thing"]), window)
         return none if held else _without_command(text, plain, window)
     rest, unsure = text[match.end() :], False
+    if _DISMISSAL.match(text, match.start(match.lastgroup or 0)) and not _topic(
+        text[: match.start()]
+    ):
+        return none  # "ah, forget it, doesn't matter"
+    if plain.rstrip().endswith("?") and _GENERIC.fullmatch(_clean(rest)):
+        return none  # "can you undo things?"
+    unsure = bool(_OTHERS_DOING.search(text[: match.start(match.lastgroup or 0)]))
     corrected = _CORRECTED.search(rest)
     if corrected:  # "remove the gym, wait, no, the van"; "..., actually no, keep it"
         meant = _clean(corrected["meant"])
@@ -738,6 +793,7 @@ def _parse(request: str, now: datetime) -> Intent:
             corrected["retract"]
             or not _topic(meant)
             or _NOTHING.match(meant)
+            or _STAY.match(meant)
             or _OTHER_ASK.match(meant)
             or _AFFIRMS.search(meant)
             or _DENIES.search(meant)
@@ -752,6 +808,8 @@ def _parse(request: str, now: datetime) -> Intent:
     before = _topic(text[: match.start()])
     named = _PRONOUN.match(_clean(rest)) or _OBJECT_PRONOUN.search(match.group())
     topic = "" if before and named else _topic(rest)
+    if before and _ANAPHOR.match(topic):  # "it's Marcy, not Darcy. lose the wrong name"
+        topic = f"{before} {topic}"
     if not topic and _RECENT.search(rest) and not _POINTS_BACK.search(rest):
         before = ""  # "this may seem silly, but undo the last change" (not "... to it")
     if match.lastgroup == "redo" or _UNDONE.fullmatch(_clean(rest)):
@@ -814,7 +872,8 @@ def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent
     objects = _OBJECTS.search(plain)
     if (
         (asks and not denied)
-        or ((_THANKS.search(plain) or _OTHER_ASK.match(text)) and not objects)
+        or (_THANKS.search(plain) and not objects)
+        or (_OTHER_ASK.match(text) and not _RIDS.search(plain))  # "note that I'm not"
         or _KEEPS.search(plain)  # "please don't remove the cat"
         or _WEIGHED.search(plain)  # "no point deleting the gym note"
         or (_AFFIRMS.search(plain) and not _DENIES.search(plain))  # "it's right"
