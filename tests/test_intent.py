@@ -700,6 +700,54 @@ def test_more_ways_to_say_it(request_: str, meant: Intent) -> None:
     assert parse(request_, now=NOW) == meant
 
 
+@pytest.mark.parametrize(
+    ("request_", "meant"),
+    [
+        ('undo_memory(request="revert the last 2 changes")',
+         Intent("undo", "", count=2)),
+        ('undo_memory(request="roll back to before the user mentioned the layoff")',
+         Intent("before", "the user mentioned the layoff")),
+        ('{"tool": "undo_memory", "args": {"request": "redo"}}', Intent("redo", "")),
+        ('{"action": "forget", "target": "user\'s home address in Leeds"}',
+         Intent("undo", "user's home address in Leeds")),
+    ],
+)  # fmt: skip
+def test_an_agents_call_written_out_is_read_as_its_request(
+    request_: str, meant: Intent
+) -> None:
+    assert parse(request_, now=NOW) == meant
+
+
+@pytest.mark.parametrize(
+    ("request_", "meant"),
+    [
+        ("no no no bring it back", Intent("redo", "")),
+        ("I didn't mean for you to delete that, put it back", Intent("redo", "")),
+        ("Re-apply the change you just rolled back",
+         Intent("redo", "the change you just rolled back")),
+        ("switch my job back to nurse", Intent("restore", "my job nurse")),
+        ("undo the change that replaced my London address",
+         Intent("restore", "my London address")),
+        ("forget that I want to bring back my old hobby of painting",
+         Intent("undo", "I want to bring back my old hobby of painting")),
+        ("everything after I told you about the cancer diagnosis, undo it",
+         Intent("before", "the cancer diagnosis")),
+        ("nuke it all. everything. fresh start.", Intent("before", "")),
+        ("undo x2", Intent("undo", "", count=2)),
+        ("revert the most recent 3 memory updates", Intent("undo", "", count=3)),
+        ("the 'night owl' thing -- delete it, I'm a morning person now",
+         Intent("undo", "night owl")),
+        ("hi there", Intent("none", "")),
+        ("hang onto my old address for now", Intent("none", "")),
+        ("undo the last 2 changes. actually no, they're fine", Intent("none", "")),
+    ],
+)  # fmt: skip
+def test_redo_restore_and_whole_memory_said_other_ways(
+    request_: str, meant: Intent
+) -> None:
+    assert parse(request_, now=NOW) == meant
+
+
 def test_an_undo_after_but_is_a_command() -> None:
     assert parse("keep the gym but drop the cat", now=NOW) == Intent("undo", "the cat")
 

@@ -49,6 +49,8 @@ the timezone of `now`.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -276,21 +278,48 @@ _CALL = re.compile(  # an agent's spelling: "delete_memory: ...", "memory_delete
 )
 
 
+_CALLED = re.compile(  # an agent's call written out: undo_memory(request="...")
+    r"""(?is)^\s*\w*memor(?:y|ies)\w*\s*\(\s*(?:\w+\s*=\s*)?(["'])(?P<said>.*)\1\s*\)\s*$"""
+)
+
+
+def _said_in(value: object) -> str | None:
+    """The request inside an agent's JSON: `{"request": ...}`, `{"action":
+    "forget", "target": ...}`, at any depth."""
+    if not isinstance(value, dict):
+        return None
+    for key in ("request", "query", "text"):
+        if isinstance(value.get(key), str):
+            return str(value[key])
+    action, target = value.get("action"), value.get("target") or value.get("memory")
+    if isinstance(action, str) and isinstance(target, str):
+        return f"{action} {target}"
+    return next(filter(None, map(_said_in, value.values())), None)
+
+
 def _plain(text: str) -> str:
     """`text` with typographic quotes and dashes made plain, chat spellings
-    ("can u", "dont") written out and tool-style names ("delete_memory:") read
-    as their verb."""
-    text = _CALL.sub(lambda m: m[1] or m[2], text.translate(_PLAIN))
+    ("can u", "dont") written out, and an agent's spellings read as said:
+    "delete_memory: X" as "delete X", `undo_memory(request="X")` and
+    `{"request": "X"}` as X."""
+    text = text.translate(_PLAIN)
+    called = _CALLED.match(text)
+    if called:
+        text = called["said"]
+    elif text.lstrip().startswith("{"):
+        with contextlib.suppress(ValueError):
+            text = _said_in(json.loads(text)) or text
+    text = _CALL.sub(lambda m: m[1] or m[2], text)
     return _CHAT_WORD.sub(lambda m: _CHAT[m.group().lower()], text)
 
 
 _POLITE = re.compile(
-    r"(?i)\b(?:please|pls|kindly|possibly|(?:would|do)\s+you\s+mind"
+    r"(?i)\b(?:please|pls|kindly|possibly|(?:would|do)\s+you\s+mind|^mind(?=\s+\w+ing\b)"
     r"|(?:can|could|would|will)\s+you|(?:can|could|shall)\s+we"
     r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
-_KEEPING = r"(?:remember|keep|save|store|know|hang\s+on\s+to|hold\s+on\s*to)"
+_KEEPING = r"(?:remember|keep|save|store|know|hang\s+on\s*to|hold\s+on\s*to)"
 _WISH = re.compile(  # "I'd prefer you didn't keep X" asks as "don't keep X" does
     r"(?i)\b(?:I'd|I\s+would)\s+(?:prefer|rather)\s+(?:if\s+)?(?:you|it)\s+(?:didn't"
     rf"|did\s+not|wouldn't|would\s+not)\s+(?=(?!keep\s+track){_KEEPING}\b)"
@@ -298,8 +327,10 @@ _WISH = re.compile(  # "I'd prefer you didn't keep X" asks as "don't keep X" doe
 _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|ugh|wait|well|actually|my\s+bad"
     r"|ah|oh|meh|eh|uh|erm+|lol|nah|yeah|yep|yea|so|alright|I(?:'ve|\s+have)?\s+changed"
-    r"\s+my\s+mind|nope|no(?=\s*[,.!]|\s+(?:no|wait)\b)|never\s*mind|wrong"
-    r"|you\s+got\s+(?:it|that)\s+wrong"
+    r"\s+my\s+mind|nope|no(?=\s*[,.!]|\s+(?:no|wait|put|bring|undo|get)\b)|never\s*mind|wrong"
+    r"|you\s+got\s+(?:it|that)\s+wrong|I\s+(?:didn't|did\s+not|never)\s+(?:mean|want"
+    r"|ask)\s+(?:for\s+)?you\s+to\s+(?:delete|remove|forget|drop|erase|wipe|undo|revert"
+    r"|change)\s+(?:that|it|this|them)"
     r"|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:not\s+)?"
     r"(?:wrong|right|true|correct|incorrect|a\s+mistake))\b)*[\s,.!;:-]*"
     r"(?:I\s+(?:never|didn't|did\s+not)\s+(?:say|said|tell\s+you|told\s+you"
@@ -310,7 +341,7 @@ _WHOM = (
     r"|(?:(?:my|the|your|(?:the\s+)?\w+'s)\s+)?memor(?:y|ies)(?:\s+of\s+me)?)"
 )
 _VERB = (
-    r"(?P<redo>re-?do)"
+    r"(?P<redo>re-?do|re-?apply)"
     r"|(?P<back>(?:(?:go|get|take|bring|roll|turn|set|jump|revert|restore|undo"
     r"|reset|put|move)\s*"
     rf"(?:{_WHOM}\s+)?)?back(?:\s+{_WHOM})?(?:\s*,\s*(?:if\s+you\s+(?:would|could|can"
@@ -342,14 +373,16 @@ _VERB = (
     r"|stop\s+(?:storing|saving|keeping|tracking|remembering)"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid(?:\s+of)?|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
-    r"|take\s+(?:it|that|this|them)\s+(?:out|off)"
+    r"|take\s+(?:it|that|this|them)\s+(?:out|off)|take(?=\s+[^,.!?;]{1,60}?\s+(?:off|out"
+    r"\s+of)\s+(?:my|your|the)\s+(?:profile|memory|memories|list|notes|records?|file)\b)"
     r"|stop\s+remembering|(?:don't|do\s+not|not|no\s+need\s+to)(?:\s+need\s+to)?\s+"
     rf"{_KEEPING}|you\s+shouldn't\s+have\s+(?:saved|stored|kept|remembered|noted|added"
     r"|written(?:\s+down)?|recorded)|shouldn't\s+be\s+(?:saved|stored|in\s+there)"
     r"|(?:take|change|set|roll|go)\s+(?:it|that|this|me|us|things)\s+back)"
 )
+_EMOJI = "[\U0001f300-\U0001faff\u2600-\u27bf]"
 _CLAUSES = [
-    re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-\s*)(?:{_VERB})\b"),
+    re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-+\s*|{_EMOJI}\s*)(?:{_VERB})\b"),
     re.compile(
         rf"(?i)\b(?:and|but|so|then|just|now|to|let's|yeah|yep|yes|nah|ok|okay|oh|ah"
         r"|lol|alright|we\s+should|you(?:\s+(?:can"
@@ -375,7 +408,7 @@ _UNDONE = re.compile(  # "undo [the last] undo [you just did]" is a redo
 )
 _ALL = re.compile(
     r"(?i)(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?)"
-    r"(?:\s+(?:that\s+)?you\s+\w+)?"
+    r"(?:\s+(?:that\s+)?you(?:'ve|\s+have)?(?:\s+just)?\s+\w+)?"
 )
 _DET = r"(?:the|that|this|these|those|my|your|an?|all(?:\s+of)?(?:\s+the)?)"
 _NOUN = (
@@ -500,8 +533,12 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
 
 _GIVE_BACK = re.compile(  # "put my old job back", "I need those notes again"
     r"(?i)\b(?:(?:change|set|turn|switch|put)\s+(?P<was>[^,.!?;]{1,60}?)\s+back\s+(?:to\s+)?"
-    r"(?:what|how|the\s+way)\s+(?:it|they)\s+(?:was|were|used\s+to\s+be)(?:\s+before)?$|(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
-    r"|those|him|her)\s+back|(?:put|bring|get|add|give\s+me|gimme)\s+"
+    r"(?:what|how|the\s+way)\s+(?:it|they)\s+(?:was|were|used\s+to\s+be)(?:\s+before)?$"
+    r"|(?:change|set|turn|switch|put)\s+(?P<field>(?!(?:it|that|this|them|me|us|things"
+    r"|everything)\b)[^,.!?;]{1,60}?)\s+back\s+to\s+(?P<value>(?!(?:what|how|the\s+way"
+    r"|when|before|after|the\s+(?:time|point|day|version))\b)[^,.!?;]{1,60})|(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
+    r"|those|him|her)\s+back|(?<!\bI\s)(?<!\bwe\s)(?:put|bring|get|add|give\s+me"
+    r"|gimme)\s+"
     r"(?:(?P<obj>[^,.!?;]{1,60}?)\s+)?"
     r"back\b(?!\s+(?:to|when)\b)(?:\s+in(?:\s+there)?)?|(?:can|could|may)\s+I\s+"
     r"(?:have|get)\s+(?P<had>[^,.!?;]{1,60}?)\s+back\b(?!\s+(?:to|when)\b)"
@@ -531,8 +568,13 @@ _SINCE = re.compile(  # "undo everything since X": everything after it, so befor
     r"(?i)^(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?"
     r"|every\s+change|whatever\s+(?:you|I)\s+\w+)\s+(?:since|after)\s+"
 )
+_REPLACING = re.compile(  # "undo the change that replaced X": a restore of X
+    r"(?i)^(?:(?:the|that|your)\s+)?(?:change|update|edit|write)\s+(?:that|which)\s+"
+    r"(?:replaced|overwrote|removed|deleted|changed|erased)\s+"
+)
 _UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_REMOVAL, "restore"),
+    (_REPLACING, "restore"),
     (_SINCE, "before"),
 )
 _ANAPHOR = re.compile(  # a topic that points at what was said before it
@@ -558,6 +600,7 @@ _OTHERS_DOING = re.compile(  # "my landlord wants to remove the carpet", "I'm go
     r"|gonna|need|needs|have|has|got|plan|plans|planning|trying|try|tried|decided"
     r"|wants|told\s+me|asked\s+me|wants\s+me|needs\s+me|used)\s+(?:to\s+)?$"
 )
+_IN_WHAT_IS_SAID = re.compile(r"(?i)\s+that\s+(?:I|we|my|our)\b")
 _RECENT = re.compile(r"(?i)\b(?:last|latest|previous|recent)\b")
 _POINTS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)\b")
 _OBJECT_PRONOUN = re.compile(r"(?i)\s(?:it|that|this|them)\s")  # "take that out"
@@ -565,7 +608,8 @@ _NOTHING = re.compile(  # a whole request that asks for no change
     r"(?i)^(?:(?:never\s*mind|nvm|no|nope|ok(?:ay)?)[,.!]?\s*)?"
     r"(?:cancel|stop|abort|never\s*mind|nvm|forget\s+(?:it|about\s+it)|no|nope"
     r"|ok(?:ay)?|k|fine|sure|yes|yeah|yep|cool|great|good|nice(?:\s+one)?|perfect"
-    r"|awesome|lovely|all\s+good|wrong|hm+|huh|what|no\s+changes"
+    r"|awesome|lovely|all\s+good|wrong|hm+|huh|what|no\s+changes|hi|hello|hey|hiya"
+    r"|howdy|yo|good\s+(?:morning|afternoon|evening|night)|(?:hi|hello|hey)\s+there"
     r"|leave\s+(?:it|that|them|everything|things|it\s+all)(?:\s+(?:alone|be|as\s+"
     r"(?:it\s+is|they\s+are|is)))?|(?:don't|do\s+not)\s+(?:change|touch|undo)\s+"
     r"(?:anything|a\s+thing|it|that))?$"
@@ -581,18 +625,20 @@ _ASKS = re.compile(  # a question about what was done: "did you delete X?"
 _ONE_QUESTION = re.compile(r"[^.!?]*\?+")
 _THANKS = re.compile(
     r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful|gracias|merci|danke"
+    r"|good\s+job|well\s+done|nice\s+work|great\s+job"
     r"|grazie|obrigad[oa]|arigato)\b"
 )
 _OTHER_ASK = re.compile(  # not an undo: "remember that ...", "show me ..."
     r"(?i)^(?:remember|save|note|add|keep|store|record|write|update|change|set|tell"
-    r"|show|remind|list|find|look|search|give|make|put\s+down|hang\s+on\s+to"
+    r"|show|remind|list|find|look|search|give|make|put\s+down|hang\s+on\s*to"
     r"|hold\s+on\s*to"
     r"|leave(?![^,.!?;]*\bout\b))\b"  # "leave X out" is an undo
 )
 _DENIAL = (  # "not", "that was a joke": what says a memory is wrong
     r"n't\b|\b(?:not|no|never|nobody|nothing|nor|wrong|mistake[ns]?|incorrect"
     r"|untrue|false|jok(?:e[sd]?|ing)|kidding|sarcas\w*|made\s+up|misheard"
-    r"|backwards|outdated|out\s+of\s+date|obsolete)\b"
+    r"|backwards|outdated|out\s+of\s+date|obsolete|retract(?:ed|s)?|jk|wind-?up"
+    r"|winding\s+(?:you\s+)?up|pulling\s+your\s+leg)\b"
 )
 _DENIES = re.compile(rf"(?i){_DENIAL}")
 _RID = (  # an ask to be rid of a memory, with no command
@@ -614,7 +660,7 @@ _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
     r"|get\s+rid\s+of|take\s+(?:out|off)|throw\s+(?:out|away))\b"
 )
 _AFFIRMS = re.compile(  # "the allergy note is correct", "you got my job right"
-    r"(?i)(?:\b(?:is|are|was|were|got(?:\s+[\w']+){1,3}?)|'s)\s+(?:all\s+|totally\s+"
+    r"(?i)(?:\b(?:is|are|was|were|got(?:\s+[\w']+){1,3}?)|'s|'re)\s+(?:all\s+|totally\s+"
     r"|completely\s+|still\s+)?(?:correct|right|accurate|fine|ok(?:ay)?|good|great"
     r"|true|valid|spot\s+on|perfect)\b"
 )
@@ -669,8 +715,8 @@ _EVERYTHING = re.compile(  # "forget everything you know about me": all of memor
 _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made"
     r"(?i)(?:(?:the|my|your|these|those)\s+)?(?:(?P<recent>last|latest|previous|past"
     r"|(?:most\s+)?recent)\s+)?(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine"
-    r"|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?|several)(?:\s+(?P<after>most\s+recent"
-    r"|latest|last|previous|recent))?(?:\s+(?P<noun>(?:changes|edits|updates|saves"
+    r"|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?|several|x\d+)(?:\s+(?P<after>most\s+recent"
+    r"|latest|last|previous|recent))?(?:\s+(?P<noun>(?:memory\s+)?(?:changes|edits|updates|saves"
     r"|commits|versions|writes|things|entries|memories|notes|steps|ones)))?(?:\s+(?:that\s+)?"
     r"(?:you|I)(?:'ve|\s+have)?(?:\s+just)?\s+\w+(?:\s+(?:you|me))?)?"
 )
@@ -698,19 +744,25 @@ _WRONG = re.compile(
     r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
     r"|joking|kidding|shouldn't|misheard|made\s+up)\b"
 )
-_SOON = (  # a time to come, or a condition: "tomorrow", "once I've moved"
-    r"(?:tomorrow|later(?:\s+on)?|next\s+(?:week|month|year|time|weekend|\w+day)"
-    r"|in\s+(?:a|an|\d+|one|two|three|a\s+few|a\s+couple\s+of)\s+(?:bit|while"
-    r"|days?|weeks?|months?)|from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future"
-    r"|(?:once|as\s+soon\s+as)\s+[^,.;:!?]+|(?:when|after)\s+(?:I|we)(?:'ve|\s+have"
-    r"|'m|\s+am)?\s+(?:get|come|move|finish|leave|start|hear|talk|speak|decide|sort"
-    r"|go|see|check|confirm|know|retire|graduate|tell)\b[^,.;:!?]*)"
+_IF_LATER = (  # a condition or a time to come: "once I've moved", "if I ask you to"
+    r"(?:(?:once|as\s+soon\s+as)\s+(?:I|we|you|it|he|she|they|the|my|our)\b[^,.;:!?]*"
+    r"|(?<!\bas\s)(?<!\beven\s)if\s+(?:I|we)\b(?!\s+(?:should|ought|shall|must|need"
+    r"|want|could|can)\b)[^,.;:!?]*|(?:when|after)\s+(?:I|we)(?:'ve|\s+have|'m|\s+am)?"
+    r"\s+(?-i:get|come|move|finish|leave|start|hear|talk|speak|decide|sort|go|see|check"
+    r"|confirm|know|retire|graduate|tell)\b[^,.;:!?]*)"  # lower case: not a title
+)
+_SOON = (  # a time to come: "tomorrow", "next week", "later today"
+    r"(?:tomorrow|later(?:\s+(?:on|today|tonight|this\s+\w+))?|next\s+(?:week|month"
+    r"|year|time|weekend|\w+day)|in\s+(?:a|an|\d+|one|two|three|a\s+few|a\s+couple"
+    r"\s+of)\s+(?:bit|while|days?|weeks?|months?)|from\s+now\s+on|going\s+forward"
+    rf"|in\s+(?:the\s+)?future|{_IF_LATER})"
 )
 _LATER = re.compile(  # a command put off: "tomorrow, delete X", "do it later"
     rf"(?i)(?:(?:^|(?<=[,.;:!?]))\s*{_SOON}\s*,?\s*(?=(?:(?:please|pls|just|go\s+"
     rf"ahead\s+and|you\s+(?:can|could|may|should))\s+)*(?:{_VERB})\b)"
     rf"|\b(?P<object>it|that|this|them|those|these)\s+{_SOON}(?=\s*(?:[,.;:!?]|$))"
-    r"|(?<!\bfor\s)\blater(?:\s+on)?(?=[\s.!]*$))"
+    rf"|(?<!\bto\s)(?<!\bback\s)(?<!\bI\s)\b{_IF_LATER}|\bnot\s+now\b"
+    r"|(?<!\bfor\s)\blater(?:\s+(?:on|today|tonight))?(?=[\s.!?]*$))"
 )
 _JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
     r"(?i)[,;:-]\s*(?:but\s+)?(?:just|only)\s+(?P<thing>(?:the|my|that|this|those"
@@ -767,6 +819,8 @@ def _parse(request: str, now: datetime) -> Intent:
     give = _GIVE_BACK.search(text)
     if give and _HELD_BACK.search(text[: give.start()]):
         give, held = None, True  # "don't put it back"
+    if give and match is not None and _IN_WHAT_IS_SAID.match(text[match.end() :]):
+        give = None  # "forget that I want to bring back my old hobby"
     if give and (match is None or match.lastgroup not in ("back", "when")):
         return _give_back(text, give, window)
     if match is None:
@@ -826,20 +880,23 @@ def _parse(request: str, now: datetime) -> Intent:
     if window and window.start and _ALL.fullmatch(_clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
     if match.lastgroup == "undo":
-        if _EVERYTHING.fullmatch(_clean(rest)):  # before every change: forget it all
+        first = re.split(r"[.;!]", _clean(rest), maxsplit=1)[0]  # "nuke it all. ok."
+        if _EVERYTHING.fullmatch(_clean(first)):  # before every change: forget it all
             return Intent("before", "", window)
         few = _LAST_FEW.fullmatch(_clean(rest))
-        if few and (few["recent"] or few["after"] or few["noun"]):
+        times = few and few["count"].lower().startswith("x")  # "undo x2"
+        if few and (few["recent"] or few["after"] or few["noun"] or times):
             vague = few["count"].lower() in ("few", "several")  # how many is not said
             count = _count(few["count"])
             return Intent("undo", "", window, count=count, asked=not vague)
     if not topic and before and _REMOVED.search(text[: match.start()]):
         return Intent("restore", before, window)  # "you deleted X, undo that"
-    rest = _clean(rest)
+    # "everything after X, undo it": the thing named before the command
+    named_by = _clean(rest if topic else text[: match.start()])
     for pattern, kind in _UNDO_OF:
-        found = pattern.match(rest)
-        if found and _topic(rest[found.end() :]):
-            return Intent(kind, _topic(rest[found.end() :]), window)
+        found = pattern.match(named_by)
+        if found and _topic(named_by[found.end() :]):
+            return Intent(kind, _topic(named_by[found.end() :]), window)
     return Intent("undo", topic or before, window, asked=not unsure)
 
 
@@ -849,8 +906,8 @@ def _held_back(text: str, command: re.Match[str]) -> bool:
 
 
 def _count(word: str) -> int:
-    """ "3", "three", "a couple of" as a number."""
-    word = re.sub(r"(?i)^a\s+|\s+of$", "", word).lower()
+    """ "3", "three", "a couple of", "x3" as a number."""
+    word = re.sub(r"(?i)^a\s+|\s+of$|^x(?=\d)", "", word).lower()
     return int(word) if word.isdigit() else _NUMBERS[word]
 
 
@@ -897,6 +954,8 @@ def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Int
     """ "Put my old job back", "you deleted X, I want it back": a restore of X, or
     an undo when X is called wrong ("you got X wrong, put it back")."""
     named = give["was"] or give["obj"] or give["wanted"] or give["had"] or ""
+    if give["field"]:  # "switch my job back to nurse": the old value names it too
+        named = f"{give['field']} {give['value']}"
     if _PRONOUN.match(named) or named.lower() in ("him", "her"):
         named = ""
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]
