@@ -577,9 +577,6 @@ _UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_REPLACING, "restore"),
     (_SINCE, "before"),
 )
-_ANAPHOR = re.compile(  # a topic that points at what was said before it
-    r"(?i)^(?:the|that|this)\s+(?:wrong|incorrect|mistaken|false|bad|same)\b"
-)
 _DISMISSAL = re.compile(  # "forget it, doesn't matter": asks for nothing
     r"(?i)(?:forget\s+(?:about\s+)?it|cancel\s+(?:that|this|the|my)\s+request)\b"
     r"(?!\s+(?:all|was|is)\b|')"
@@ -862,8 +859,6 @@ def _parse(request: str, now: datetime) -> Intent:
     before = _topic(text[: match.start()])
     named = _PRONOUN.match(_clean(rest)) or _OBJECT_PRONOUN.search(match.group())
     topic = "" if before and named else _topic(rest)
-    if before and _ANAPHOR.match(topic):  # "it's Marcy, not Darcy. lose the wrong name"
-        topic = f"{before} {topic}"
     if not topic and _RECENT.search(rest) and not _POINTS_BACK.search(rest):
         before = ""  # "this may seem silly, but undo the last change" (not "... to it")
     if match.lastgroup == "redo" or _UNDONE.fullmatch(_clean(rest)):
