@@ -748,6 +748,41 @@ def test_redo_restore_and_whole_memory_said_other_ways(
     assert parse(request_, now=NOW) == meant
 
 
+@pytest.mark.parametrize(
+    ("request_", "meant"),
+    [
+        ("wait, no, delete the gym, not the cat", Intent("undo", "the gym")),
+        ("please remove the diet preference (not the allergy!)",
+         Intent("undo", "the diet preference")),
+        ("undo the gym change. no hang on, the swimming one",
+         Intent("undo", "swimming")),
+        ("restore my old email, I mean my old phone number",
+         Intent("restore", "my old phone number")),
+        ("go back to before the Paris thing -- wait, before the London thing",
+         Intent("before", "London")),
+        ("Ref my earlier msg about the loan -- kindly disregard and remove the same.",
+         Intent("undo", "Ref my earlier msg about the loan -- disregard")),
+        ("forget the paris half marathon, not doing it anymore",
+         Intent("undo", "the paris half marathon, not doing it anymore")),
+    ],
+)  # fmt: skip
+def test_what_the_person_rules_out_leaves_the_topic(
+    request_: str, meant: Intent
+) -> None:
+    assert parse(request_, now=NOW) == meant
+
+
+@pytest.mark.parametrize(
+    ("request_", "window"),
+    [
+        ("delete the restaurant rec from the weekend", days(6, 8, 2)),
+        ("undo what you saved last weekend", days(6, 8, 2)),
+    ],
+)
+def test_the_weekend_is_the_last_one(request_: str, window: TimeWindow) -> None:
+    assert parse(request_, now=NOW).window == window
+
+
 def test_an_undo_after_but_is_a_command() -> None:
     assert parse("keep the gym but drop the cat", now=NOW) == Intent("undo", "the cat")
 

@@ -173,6 +173,16 @@ def _day_part(match: re.Match[str], now: datetime) -> Span:
     return midnight + timedelta(hours=first), midnight + timedelta(hours=last)
 
 
+def _weekend(match: re.Match[str], now: datetime) -> Span:
+    """The latest weekend begun, this one if today is in it ("last weekend"
+    said on a Sunday is the one before)."""
+    today = now.date()
+    back = today.weekday() - 5  # days since Saturday, if it is the weekend
+    if back < 0 or (match["which"] or "").lower() == "last":
+        back = today.weekday() + 2
+    return _days(today - timedelta(days=back), now, 2)
+
+
 def _date(match: re.Match[str], now: datetime) -> Span | None:
     """A day, month or year: the latest that has begun, unless the year is said
     ("last June", said in June, is a year ago)."""
@@ -221,6 +231,8 @@ _TIMES: list[tuple[str, Callable[[re.Match[str], datetime], Span | None], bool]]
     (r"(?:earlier\s+)?(?P<which>last|previous|this)\s+(?P<unit>week|month|year)",
      _calendar, False),
     (rf"(?:last|previous)\s+{_WEEKDAY}", _weekday, False),
+    (r"(?P<which>last|this|past)\s+weekend", _weekend, False),
+    (r"the\s+weekend", _weekend, True),
     (_WEEKDAY, _weekday, True),
     (rf"(?:(?P<this>this\s+|to)|yesterday\s+|last\s+){_PART}|(?:earlier\s+)?"
      r"(?P<today>today)|(?P<before>(?:the\s+)?day\s+before\s+)?yesterday",
@@ -458,9 +470,14 @@ _STOPWORDS = frozenset(
     anyway need know all bye goodbye cheers nothing else done good great cool
     awesome perfect fine tonight ll re ve whatever made rather asap immediately
     permanently completely entirely totally forever away yeah yep yes hmm most
-    real quick quickly ah oh meh eh uh erm um umm nah lmao instead sir madam""".split()  # noqa: SIM905 - a word list reads better as words
+    real quick quickly disregard ah oh meh eh uh erm um umm nah lmao instead sir
+    madam""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_EXCEPT = re.compile(  # "the gym, not the cat", "the diet (not the allergy!)"
+    r"(?i)\s*(?:[,;]\s*(?:but\s+)?not\s+(?:the|my|his|her|our|their|that|this)\s+"
+    r"[^,.;!?()]{1,40}|\(\s*not\s+[^()]{1,40}\)?)[!.]*\s*$"
+)
 _REFERS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)$")
 # Words that only tie a topic to something named before it.
 _LINKS = frozenset(
@@ -508,7 +525,7 @@ def _topic(text: str) -> str:
         match = filler.match(text)
         if match:
             text = _clean(f"{match.groupdict().get('mod') or ''} {text[match.end() :]}")
-    text = _clean(_TRAILER.sub("", text))
+    text = _clean(_EXCEPT.sub("", _TRAILER.sub("", text)))
     if _REFERS_BACK.search(text) and set(content_words(text)) <= _LINKS:
         return ""  # "whatever you saved off the back of that": what came before
     return text if content_words(text) or _NAMED.search(text) else ""
@@ -558,7 +575,7 @@ _NOW_SAYS = re.compile(  # "now it's all X": what a restore replaces, not brings
     r"|they(?:'re|\s+are)|the\s+note\s+(?:just\s+)?says)\b[^.;:!?]*"
 )
 _PRONOUN = re.compile(
-    r"(?i)^(?:(?:any|all)\s+of\s+)?(?:it|that|this|them|those|these)\b"
+    r"(?i)^(?:(?:any|all)\s+of\s+)?(?:it|that|this|them|those|these|the\s+same)\b"
 )
 _REMOVAL = re.compile(  # "undo deleting X", "reverse the removal of X": a restore
     r"(?i)^(?:(?:the|that|your|my)\s+)?(?:deleting|removing|erasing|forgetting"
@@ -722,14 +739,18 @@ _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never min
     r"|nah)[,.!]?\s+)*(?:never\s*mind|nvm|scra(?:tch|p)\s+that|ignore\s+(?:that|this|me)"
     r"|on\s+second\s+thoughts?|jk|just\s+kidding))"
     r"|(?:(?:wait|no|sorry|oops|actually|hmm+|nah|hang\s+on|hold\s+on)[,.!]?\s+)+"
-    r"(?:no|wait)|(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant|(?:sorry|no)[,.!]?\s+I"
-    r"\s+mean|correction|(?:(?:hmm+|nah|no|wait|sorry|oops)[,.!]?\s+)*(?:actually|nah"
-    r"|hmm+)(?=[,.!]?\s+(?:don't|do\s+not|leave|keep|hold\s+off|not\s+(?:yet|now)"
-    r"|it's\s+fine|(?:the|my|his|her|our|their)\b)))\b[,.!:]?\s*(?P<meant>.*)$"
+    r"(?:no|wait|hang\s+on|hold\s+on)|(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant"
+    r"|(?:sorry|no)[,.!]?\s+I\s+mean|I\s+mean(?=\s+(?:the|my|his|her|our|their)\b"
+    r"(?![^,.;!?]*\bone\b))|correction|(?:(?:hmm+|nah|no|wait|sorry|oops)[,.!]?\s+)*"
+    r"(?:actually|nah|hmm+|wait)(?=[,.!]?\s+(?:don't|do\s+not|leave|keep|hold\s+off"
+    r"|not\s+(?:yet|now)|it's\s+fine|before|after|when|(?:the|my|his|her|our|their)\b)))"
+    r"\b[,.!:]?\s*(?P<meant>.*)$"
 )
 _STAY = re.compile(  # what follows a command taken back: "..., actually don't"
     r"(?i)^(?:don't|do\s+not|hold\s+off|not\s+(?:yet|now))\b"
 )
+_ANCHOR = re.compile(r"(?i)^(?:right\s+|just\s+)?(?:when|before|after|while)\b")
+_AND = re.compile(r"(?i)\s*(?:and|then|&)?\s*")
 _THING = re.compile(  # a thing named, not a statement: "the van", "my phone number"
     r"(?i)^(?:the|my|that|this|those|these|his|her|our|their|your)\b"
 )
@@ -813,6 +834,10 @@ def _parse(request: str, now: datetime) -> Intent:
     match, held = _command(text), False
     while match is not None and _held_back(text, match):  # "no need to delete X"
         match, held = _command(text, match.end()), True
+    if match is not None:  # "disregard and remove the same": the last verb's object
+        chained = _command(text, match.end())
+        if chained is not None and _AND.fullmatch(text[match.end() : chained.start()]):
+            match = chained
     give = _GIVE_BACK.search(text)
     if give and _HELD_BACK.search(text[: give.start()]):
         give, held = None, True  # "don't put it back"
@@ -850,8 +875,10 @@ def _parse(request: str, now: datetime) -> Intent:
             or _DENIES.search(meant)
         ):
             return none  # "..., never mind, it's fine"; "..., wait, no, it was right"
-        elif _THING.match(meant):
-            rest = meant
+        elif _THING.match(meant) or (
+            match.lastgroup in ("back", "when") and _ANCHOR.match(meant)
+        ):
+            rest = meant  # "the van"; "go back to before X, wait, before Y"
         else:  # "..., wait no, vegan": a correction not understood: offer, never act
             unsure = True
     if match.lastgroup in ("back", "when"):
