@@ -81,10 +81,12 @@ class Intent:
 
     `count` is how many of the latest changes a request without a topic means:
     "undo the last 3 changes" is `Intent("undo", "", count=3)`. `asked` is
-    False for a request that does not say exactly what it wants changed: a
+    False for a request that does not say exactly what it wants changed now: a
     memory named with no command and nothing said against it ("my peanut
-    allergy", "I'm vegan now"), "the last few changes", or a correction the
-    parser cannot follow. Such an undo may be offered, never done alone.
+    allergy", "I'm vegan now"), a command put off ("tomorrow, delete X", "once
+    I've moved, forget X"), someone else's doing ("my landlord wants to remove
+    the carpet"), "the last few changes", or a correction the parser cannot
+    follow. Such an undo may be offered, never done alone.
     """
 
     kind: Kind
