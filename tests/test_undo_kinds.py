@@ -345,7 +345,13 @@ def test_memory_text_reaches_the_model_quoted_and_bounded(
      "remove the Osaka trip, actually no, keep it",
      "forget everything you know about me", "undo the last 20 changes",
      "undo the last 13 changes", "undo the last few changes",
-     "I don't think you should remove my peanut allergy"],
+     "I don't think you should remove my peanut allergy",
+     "delete the Osaka trip -- actually no, leave it",
+     "remove my peanut allergy. on second thoughts, don't",
+     "ah forget it, doesn't matter", "can you undo things?",
+     "The user confirmed the Osaka trip is still on; no changes needed.",
+     "Tomorrow, delete the Osaka trip", "once I'm back from Osaka, forget the trip",
+     "my sister wants to delete the baby photos"],
 )  # fmt: skip
 def test_a_request_that_names_nothing_changes_nothing(
     fresh: ChronoStore, request_: str
@@ -353,6 +359,18 @@ def test_a_request_that_names_nothing_changes_nothing(
     before = fresh.head(MAYA)
     result = fresh.undo(MAYA, request_)
     assert not result.applied and fresh.head(MAYA) == before
+
+
+def test_a_command_put_off_offers_the_memory_it_names(fresh: ChronoStore) -> None:
+    resolution = fresh.resolve(MAYA, "Tomorrow, delete the Osaka trip")
+    assert not resolution.decided and "now" in resolution.reason
+    assert matched(fresh, "Tomorrow, delete the Osaka trip") == (10, "trip")
+
+
+def test_an_agents_written_out_call_acts_as_its_request(fresh: ChronoStore) -> None:
+    before = fresh.head(MAYA)
+    result = fresh.undo(MAYA, 'undo_memory(request="undo the last two changes")')
+    assert result.applied and result.target == before - 2
 
 
 def test_forgetting_everything_is_offered_as_going_back_before_it_all(
