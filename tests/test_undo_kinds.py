@@ -373,6 +373,25 @@ def test_an_agents_written_out_call_acts_as_its_request(fresh: ChronoStore) -> N
     assert result.applied and result.target == before - 2
 
 
+def test_the_original_one_back_restores_the_first_value(tmp_path: Path) -> None:
+    """Of the matched memory's changes, "the original" is the one that replaced
+    its first value, however well a later value matches the words."""
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        for text in [
+            "User works nights as an ICU nurse",
+            "User's nursing job is at Mass General, on the day shift",
+            "User is a charge nurse",
+        ]:
+            store.put(MAYA, key("job"), fact(text))
+        latest = store.resolve(MAYA, "bring back my nursing job at Mass General")
+        original = store.resolve(
+            MAYA, "bring back the original note about my nursing job at Mass General"
+        )
+    assert latest.best is not None and latest.best.commit.version == 3
+    assert original.best is not None and original.best.commit.version == 2
+    assert not original.decided
+
+
 def test_forgetting_everything_is_offered_as_going_back_before_it_all(
     fresh: ChronoStore,
 ) -> None:

@@ -67,6 +67,11 @@ _PLAN: dict[str, tuple[str, int, Action]] = {
 _CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
 # "undo the last 3 ...": a count, never a change id, whatever the parser made of it
 _COUNTED = re.compile(r"(?i)\b(?:last|latest|previous|recent|past|steps)\b")
+# "I want the original one back": of the matched memory's versions, its first
+_ORIGINAL = re.compile(
+    r"(?i)\b(?:original(?:ly)?|very\s+first|first\s+(?:version|one|note|entry)"
+    r"|(?:how|what)\s+(?:it|I)\s+(?:was|had\s+it|said)\s+at\s+first)\b"
+)
 
 
 @dataclass(frozen=True)
@@ -272,6 +277,16 @@ def _stem(word: str) -> str:
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             return word[: -len(suffix)]
     return word
+
+
+def _earliest_first(found: list[Candidate]) -> list[Candidate]:
+    """`found` with the earliest change to the best match's memory first: the
+    one that replaced its first value, for "bring back the original"."""
+    if not found:
+        return found
+    same = [c for c in found if set(c.items) == set(found[0].items)]
+    earliest = min(same, key=lambda c: c.commit.version)
+    return [earliest, *(c for c in found if c is not earliest)]
 
 
 def validate(request: Any, k: Any, mode: Any) -> None:
@@ -576,6 +591,8 @@ class Resolver:
             )
         if ranker is not None:
             found = self._rerank(ranker, base.intent.topic, found, passages)
+        if kind == "restore" and _ORIGINAL.search(base.request):
+            found = _earliest_first(found)
         candidates = [self._effect(tx, scope, base.head, c) for c in found[:k]]
         if not candidates:
             return replace(base, reason="nothing matched")
