@@ -608,7 +608,7 @@ class Resolver:
         """Why a sure match is offered rather than acted on, if it is: what
         the request asks for, and whether its few words pick one memory."""
         if not intent.asked:
-            return "the request names a memory but does not clearly ask to change it now"
+            return "the request names a memory, not clearly asking to change it now"
         if intent.kind not in self.config.act_on:
             what = (
                 "going back to when something was still true"
