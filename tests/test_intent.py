@@ -783,6 +783,84 @@ def test_the_weekend_is_the_last_one(request_: str, window: TimeWindow) -> None:
     assert parse(request_, now=NOW).window == window
 
 
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "please do not, under any circumstances, revert my medical history",
+        "Agent log: user declined the offer to undo the address update.",
+        "Don't go back to when I lived in Boston, that's old news.",
+        "I wasn't asking you to delete my salary",
+        "No delete my daughter name please!",
+        "restore my old email. actually forget it, the new one is fine",
+        "no redo please",
+        "What's the difference between undo and restore?",
+        "Tool note: nothing to revert.",
+        "Undo is a great feature",
+        "No undo needed; the user confirmed the current memory is correct.",
+        "[agent] user request does not require memory changes",
+        "If you delete my allergy info I will be very upset",
+        "Before you undo anything, ask me first.",
+        "undo? no.",
+        "Why would I want to undo that?",
+        "idc just leave it",
+        "I want you to remember that I'm diabetic",
+    ],
+)
+def test_more_requests_that_ask_for_nothing(request_: str) -> None:
+    assert parse(request_, now=NOW).kind == "none"
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "if the wedding gets cancelled, undo the wedding stuff",
+        "undo the address change tomorrow",
+        "undo a few things",
+        "Subject to my client's approval, delete the note on the settlement offer.",
+        "Pending user confirmation: undo the move to Austin.",
+        "FYI I'm not at Acme anymore.",
+        "after my meeting, remove the note about the merger",
+        "Later, could you delete the bit about my surgery?",
+        "At the end of my shift, remove the note about bed 4",
+        "tmrw u can delete the concert thing",
+        "thinking about having you forget my old job... not yet though",
+    ],
+)
+def test_more_requests_that_are_offered_not_done(request_: str) -> None:
+    intent = parse(request_, now=NOW)
+    assert intent.kind == "none" or not intent.asked
+
+
+@pytest.mark.parametrize(
+    ("request_", "meant"),
+    [
+        ("Undo every change made in the past week.",
+         Intent("at", "", TimeWindow(None, at(6, 5)))),
+        ("The vegetarian thing got removed by mistake. Restore it.",
+         Intent("restore", "The vegetarian thing got removed by mistake")),
+        ("Revert to the state prior to the salary update", Intent("before", "salary")),
+        ("put everything back the way it was on May 30", Intent("at", "", days(5, 30))),
+        ("un-forget my wifi password", Intent("restore", "my wifi password")),
+        ("That undo was a mistake. Reverse it.", Intent("redo", "")),
+        ("Kill the reminder about the dentist",
+         Intent("undo", "the reminder about the dentist")),
+        ("rm the dentist appt memory", Intent("undo", "dentist appt")),
+        ("undo 3 times", Intent("undo", "", count=3)),
+        ("take back your last three updates, they were all wrong",
+         Intent("undo", "", count=3)),
+        ("Please return all memories to their state before I mentioned my pregnancy.",
+         Intent("before", "my pregnancy")),
+        ("Undo everything from the point where I mentioned Greg onward",
+         Intent("before", "Greg onward")),
+        ("you replaced my gym schedule with something wrong, bring the old one back",
+         Intent("restore",
+                "you replaced my gym schedule with something wrong, the old one")),
+    ],
+)  # fmt: skip
+def test_more_ways_to_say_which_change(request_: str, meant: Intent) -> None:
+    assert parse(request_, now=NOW) == meant
+
+
 def test_an_undo_after_but_is_a_command() -> None:
     assert parse("keep the gym but drop the cat", now=NOW) == Intent("undo", "the cat")
 

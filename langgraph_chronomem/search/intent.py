@@ -282,6 +282,7 @@ _CHAT = {  # how people type to an assistant, and what the patterns expect
     "werent": "weren't", "cant": "can't", "couldnt": "couldn't",
     "shouldnt": "shouldn't", "wouldnt": "wouldn't", "im": "I'm", "ive": "I've",
     "youre": "you're", "youve": "you've", "thats": "that's", "whats": "what's",
+    "tmrw": "tomorrow", "tmr": "tomorrow", "tmw": "tomorrow",
 }  # fmt: skip
 _CHAT_WORD = re.compile(r"(?i)\b(?:" + "|".join(_CHAT) + r")\b(?!')")
 
@@ -331,6 +332,7 @@ _POLITE = re.compile(
     r"(?i)\b(?:please|pls|kindly|possibly|(?:would|do)\s+you\s+mind|^mind(?=\s+\w+ing\b)"
     r"|(?:can|could|would|will)\s+you|(?:can|could|shall)\s+we"
     r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
+    r"|^I\s+(?:want|need|'d\s+like|would\s+like)\s+you\s+to"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
 _KEEPING = r"(?:remember|keep|save|store|know|hang\s+on\s*to|hold\s+on\s*to)"
@@ -360,8 +362,9 @@ _VERB = (
     r"|reset|put|move)\s*"
     rf"(?:{_WHOM}\s+)?)?back(?:\s+{_WHOM})?(?:\s*,\s*(?:if\s+you\s+(?:would|could|can"
     r"|don't\s+mind)|if\s+possible|please)\s*,)?\s+to"
-    r"|(?:revert|return|reset|rewind|restore|roll\s*back)"
-    r"(?:\s+(?:my|the|your)\s+(?:memory|memories|state|version)|\s+yourself"
+    r"|(?:revert|return|reset|rewind|restore|roll\s*back|wind\s+(?:it\s+|things\s+)?back)"
+    r"(?:\s+(?:(?:my|the|your|all(?:\s+(?:my|the|your))?)\s+)?(?:memory|memories|state"
+    r"|version)|\s+yourself"
     r"|\s+(?:everything|things|it\s+all|all(?:\s+of\s+it)?))?\s+to"
     r"|restore(?:\s+\w+){0,3}?\s+from(?=\s+(?:when|before|after)\b)"
     rf"|(?:put|set|get|bring|turn)\s+(?:{_WHOM}\s+)?back\s+(?:to\s+)?(?:the\s+way"
@@ -377,13 +380,14 @@ _VERB = (
     r"|back\s+(?=when\b)|to\s+(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<when>(?=(?:the\s+(?:time|days?)\s+)?when\b))"
     r"|(?P<restore>restore|restoring|recover|reinstate|reinstating|re-?add|re-?save"
-    r"|un-?delete|un-?remove|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
+    r"|un-?delete|un-?remove|un-?forget|(?:bring|put|get)(?:\s+(?:it|that|this|them))?"
     r"\s+back)"
     r"|(?P<undo>undo|revert|reverse|forget|cancel|drop|discard|remove|delete|erase"
     r"|fix|correct|deleting|removing|forgetting|erasing|dropping|wiping"
     r"|scratch|scrap|ditch|bin|chuck|trash|toss|wipe|purge|nuke|unlearn|unsave"
     r"|unremember|clear|reset|scrub|disregard|ignore|lose|nix|turf|axe|zap"
-    r"|delet|delte|remvoe|remoev|forgett|fogret"
+    r"|delet|delte|remvoe|remoev|forgett|fogret|kill|rm|expunge|excise|eliminate"
+    r"|(?:request(?:s|ed)?\s+)?(?:the\s+)?(?:removal|deletion|erasure)\s+of"
     r"|stop\s+(?:storing|saving|keeping|tracking|remembering)"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid(?:\s+of)?|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
@@ -399,7 +403,7 @@ _CLAUSES = [
     re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-+\s*|{_EMOJI}\s*)(?:{_VERB})\b"),
     re.compile(
         rf"(?i)\b(?:and|but|so|then|just|now|to|let's|yeah|yep|yes|nah|ok|okay|oh|ah"
-        r"|lol|alright|we\s+should|you(?:\s+(?:can"
+        r"|lol|omg|ugh|argh|welp|btw|fyi|alright|we\s+should|you(?:\s+(?:can"
         r"|could|may|might|should|must))?(?:\s+(?:really|probably|just|definitely))?)"
         rf"\s+(?:{_VERB})\b"
     ),
@@ -407,22 +411,28 @@ _CLAUSES = [
 _BACK_KEY = re.compile(
     r"(?i)\s*(?:(?:how|the\s+way)\s+(?:it|they|things|everything|it\s+all)\s+"
     r"(?:was|were|stood|looked|used\s+to\s+be)\s+)?"
-    r"(?:(?:the|a)\s+(?:last\s+)?(?:time|point|version|state|moment|days?)\s+)?"
+    r"(?:(?:the|a|their|its|my|your)\s+(?:last\s+)?(?:time|point|version|state|moment"
+    r"|days?)\s+)?"
     r"(?:from\s+)?(?:(?:right|just|shortly|exactly|immediately)\s+)?"
-    r"(?:(?P<key>when|where|while|before|after)\b)?"
+    r"(?:(?P<key>when|where|while|before|after|prior\s+to)\b)?"
 )
 _STILL = re.compile(r"(?i)\s*\b(?:still|yet)\b")
 _ONGOING = re.compile(r"(?i)\b(?:was|were)\s+(?:\w+\s+)?\w+ing\b")  # "was renting"
 _TRUE = re.compile(
     r"(?i)\s+(?:was|were|is|are)\s+(?:still\s+)?(?:true|the\s+case|right|correct)$"
 )
+_UNDO_WRONG = re.compile(  # "that undo was a mistake, reverse it": a redo
+    r"(?i)^\s*(?:that|the|your|this)\s+(?:last\s+)?(?:undo|rollback|roll-back|revert)"
+    r"\s+(?:was|is)\s+(?:a\s+)?(?:wrong|mistake|mistaken|incorrect|bad)"
+)
 _UNDONE = re.compile(  # "undo [the last] undo [you just did]" is a redo
     r"(?i)(?:(?:the|that|this|my|your)\s+)?(?:(?:last|latest|previous)\s+)?"
     r"(?:undo|rollback|roll-back|revert)(?:\s+(?:that\s+)?you\s+(?:just\s+)?did)?"
 )
 _ALL = re.compile(
-    r"(?i)(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?)"
-    r"(?:\s+(?:that\s+)?you(?:'ve|\s+have)?(?:\s+just)?\s+\w+)?"
+    r"(?i)(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?"
+    r"|every\s+(?:single\s+)?change)(?:\s+(?:that\s+)?(?:you(?:'ve|\s+have)?(?:\s+just)?"
+    r"\s+)?(?:made|done|saved|did))?"
 )
 _DET = r"(?:the|that|this|these|those|my|your|an?|all(?:\s+of)?(?:\s+the)?)"
 _NOUN = (
@@ -472,8 +482,8 @@ _STOPWORDS = frozenset(
     anyway need know all bye goodbye cheers nothing else done good great cool
     awesome perfect fine tonight ll re ve whatever made rather asap immediately
     permanently completely entirely totally forever away yeah yep yes hmm most
-    real quick quickly disregard ah oh meh eh uh erm um umm nah lmao instead sir
-    madam""".split()  # noqa: SIM905 - a word list reads better as words
+    real quick quickly onward onwards disregard ah oh meh eh uh erm um umm nah lmao
+    instead sir madam""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _EXCEPT = re.compile(  # "the gym, not the cat", "the diet (not the allergy!)"
@@ -539,7 +549,7 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
     assert key is not None  # every part of it is optional
     text = _clean(rest[key.end() :])
     topic = _topic(_TRUE.sub("", _STILL.sub("", text)))
-    if (key["key"] or "").lower() == "before":
+    if (key["key"] or "").lower() in ("before", "prior to"):
         if not topic and not window:  # "make it like it was before"
             return Intent("undo", "")
         return Intent("before" if topic else "at", topic, window)
@@ -585,7 +595,8 @@ _REMOVAL = re.compile(  # "undo deleting X", "reverse the removal of X": a resto
 )
 _SINCE = re.compile(  # "undo everything since X": everything after it, so before X
     r"(?i)^(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?"
-    r"|every\s+change|whatever\s+(?:you|I)\s+\w+)\s+(?:since|after)\s+"
+    r"|every\s+change|whatever\s+(?:you|I)\s+\w+)\s+(?:since|after|from\s+the\s+(?:point"
+    r"|moment|time|day)\s+(?:where|when|that))\s+"
 )
 _REPLACING = re.compile(  # "undo the change that replaced X": a restore of X
     r"(?i)^(?:(?:the|that|your)\s+)?(?:change|update|edit|write)\s+(?:that|which)\s+"
@@ -601,9 +612,16 @@ _DISMISSAL = re.compile(  # "forget it, doesn't matter": asks for nothing
     r"(?!\s+(?:all|was|is)\b|')"
 )
 _NO_ACTION = re.compile(  # an agent's note that nothing is to change
-    r"(?i)\bno\s+(?:action|change|changes|update|updates)\s+(?:is\s+|are\s+)?(?:requested"
-    r"|needed|required|necessary|wanted)\b|\bnothing\s+to\s+(?:change|undo|remove"
-    r"|delete)\b|\bgo\s+back\s+to\s+(?:talking|discussing|chatting|the\s+(?:topic"
+    r"(?i)\bno\s+(?:memory\s+)?(?:action|change|changes|update|updates|undo|redo|rollback"
+    r"|roll-?back|revert)\s+(?:is\s+|are\s+)?(?:requested|needed|required|necessary"
+    r"|wanted)\b|^no\s+(?:undo|redo|rollback|roll-?back)\b|(?:doesn't|does\s+not|don't"
+    r"|do\s+not)\s+(?:require|need)\s+(?:any\s+)?(?:memory\s+)?(?:changes?|action"
+    r"|updates?)\b|^(?:the\s+)?(?:undo|redo|rollback|restore)\s+(?:is|was|feature|button"
+    r"|function|tool|command)\b|\bnot\s+asking\s+(?:for\s+)?(?:an?\s+)?(?:undo|redo"
+    r"|rollback|change)\b|\bnothing\s+to\s+(?:change|undo|remove"
+    r"|delete|revert|restore|roll\s*back)\b|\bdifference\s+between\b|^(?:how\s+(?:do"
+    r"|does|can|would)|what\s+(?:does|do|is))\s+(?:I|you|we|an?|the)?\s*(?:undo|restore"
+    r"|redo|roll\s*back|revert)\w*\b|\bgo\s+back\s+to\s+(?:talking|discussing|chatting|the\s+(?:topic"
     r"|subject|question))\b"
 )
 _GENERIC = re.compile(  # "can you undo things?": a question about what the tool can do
@@ -621,11 +639,12 @@ _RECENT = re.compile(r"(?i)\b(?:last|latest|previous|recent)\b")
 _POINTS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)\b")
 _OBJECT_PRONOUN = re.compile(r"(?i)\s(?:it|that|this|them)\s")  # "take that out"
 _NOTHING = re.compile(  # a whole request that asks for no change
-    r"(?i)^(?:(?:never\s*mind|nvm|no|nope|ok(?:ay)?)[,.!]?\s*)?"
+    r"(?i)^(?:(?:never\s*mind|nvm|no|nope|ok(?:ay)?|idc|whatever)[,.!]?\s*)?(?:just\s+)?"
     r"(?:cancel|stop|abort|never\s*mind|nvm|forget\s+(?:it|about\s+it)|no|nope"
     r"|ok(?:ay)?|k|fine|sure|yes|yeah|yep|cool|great|good|nice(?:\s+one)?|perfect"
     r"|awesome|lovely|all\s+good|wrong|hm+|huh|what|no\s+changes|hi|hello|hey|hiya"
     r"|howdy|yo|good\s+(?:morning|afternoon|evening|night)|(?:hi|hello|hey)\s+there"
+    r"|no-?op"
     r"|leave\s+(?:it|that|them|everything|things|it\s+all)(?:\s+(?:alone|be|as\s+"
     r"(?:it\s+is|they\s+are|is)))?|(?:don't|do\s+not)\s+(?:change|touch|undo)\s+"
     r"(?:anything|a\s+thing|it|that))?$"
@@ -666,10 +685,14 @@ _RID = (  # an ask to be rid of a memory, with no command
     r"|erased|forgotten|dropped))|(?:should|must)\s+be\s+(?:deleted|removed|erased"
     r"|forgotten|dropped))\b"  # "I want X gone", "X has to go"
 )
+_NEWS = re.compile(  # "I'm not at Acme anymore": life moved on, no wish said
+    r"(?i)^(?!.*\b(?:want|need|like|wish|prefer|rather)\b).*\b(?:any\s*more|no\s+longer)\b"
+)
 _RIDS = re.compile(rf"(?i){_RID}")
 _OBJECTS = re.compile(rf"(?i){_DENIAL}|{_RID}")  # a denial, or an ask to be rid of it
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
-    r"(?i)\b(?:don't|do\s+not|not|never|no\s+need\s+to)\s+(?:(?:you\s+)?(?:ever|dare)\s+)?"
+    r"(?i)\b(?:don't|do\s+not|not|never|no(?:\s+need\s+to)?)\s+(?:(?:you\s+)?(?:ever"
+    r"|dare)\s+)?"
     r"(?:remove|delete"
     r"|forget|touch|change|undo|drop|erase|wipe|lose|clear|scrap|ditch|bin|revert"
     r"|reset|rewind|roll\s*back|go\s+back"
@@ -690,6 +713,10 @@ _WEIGHING = (  # a command weighed, doubted or put off: "I don't think you shoul
     r"|(?:thinking|thought)\s+(?:about|of)|considering|debating|remind\s+me\s+to"
     r"|(?:weren't|wasn't|were\s+not|was\s+not)\s+supposed\s+to"
     r"|remind\s+me\s+\w+(?:\s+\w+)?\s+to|(?:don't|do\s+not)\s+forget\s+to"
+    r"|if\s+you(?!\s+(?:could|would|can|please|don't\s+mind|\w+ed|forgot)\b)(?:\s+ever)?"
+    r"|before\s+you|why\s+would\s+(?:I|we|you)\s+(?:want|need)(?:\s+you)?\s+to"
+    r"|(?:declined|refused|rejected|turned\s+down)(?:\s+the\s+(?:offer|suggestion"
+    r"|idea))?\s+to|(?:who|why)\s+(?:told|asked)\s+you\s+to"
     r"|(?:was|were)\s+(?:going|gonna)\s+to(?:\s+ask\s+you\s+to)?"
     r"|I'll\s+(?:probably\s+|maybe\s+)?(?:want|ask|need|get)(?:\s+you)?\s+to"
     r"|not\s+convinced\s+(?:you|we|I)\s+should|no\s+rush(?:\s+(?:on|to|with))?"
@@ -698,18 +725,22 @@ _WEIGHING = (  # a command weighed, doubted or put off: "I don't think you shoul
     r"|shouldn't|should\s+not)"
 )
 _HELD_BACK = re.compile(  # what makes a command not asked for: "no need to delete"
-    r"(?i)(?:\b(?:don't|do\s+not|didn't|did\s+not|won't|never|not|no\s+need|without)"
-    r"(?:\s+(?:need|want|ask|asked|have|going|mean|meant|saying|telling|told)"
+    r"(?i)(?:\b(?:don't|do\s+not|didn't|did\s+not|won't|never|not|no\s+need|without"
+    r"|wasn't|weren't|was\s+not|were\s+not|isn't|aren't|no)(?:\s*,[^,]{1,40},)?"
+    r"(?:\s+(?:need|want|ask|asked|asking|have|going|mean|meant|saying|telling|told"
+    r"|instructing|requesting)"
     r"(?:\s+(?:you|for\s+you))?(?:\s+(?:you|we)\s+should)?)?(?:\s+to)?"
     r"|\b(?:should|shall|must|ought)\s+(?:I|we|you)(?:\s+really)?(?:\s+(?:get|ask|have"
     r"|tell)\s+you\s+to)?"
     r"|\b(?:whether|if)\s+(?:(?:I|we)\s+(?:should|ought\s+to|shall|need\s+to"
     r"|want\s+to)|to)"
     rf"|\b(?:{_WEIGHING}|planning|deciding)(?:\s+(?:asking|getting|having|telling)"
-    r"\s+you\s+to)?"
+    r"\s+you(?:\s+to)?)?"
     r"|\b(?:(?:not\s+sure|unsure|undecided)\s+(?:whether|if|about)|(?:whether|if)\s+"
     r"(?:I|we)\s+should)(?:\s+(?!(?:but|so|and|then)\b)[\w']+){0,6}?"
     r"|\b(?:might|may)\s+(?:ask\s+you\s+to|want(?:\s+you)?\s+to|need(?:\s+you)?\s+to)"
+    r"|\b(?:don't|do\s+not|never)\s+(?:go|take\s+(?:me|us|it|things|memory)|roll\s+"
+    r"(?:it|things)|set\s+(?:it|things)|put\s+(?:it|things|everything))\s+back\s+to"
     r"|\b(?:would|will)\s+it\s+be\s+(?:bad|wrong|wise|smart|better|risky|a\s+(?:bad"
     r"|good)\s+idea)\s+to|\bis\s+it\s+(?:bad|wise|smart|better|a\s+good\s+idea)\s+to"
     r")\s*$"
@@ -733,13 +764,15 @@ _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made
     r"|(?:most\s+)?recent)\s+)?(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine"
     r"|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?|several|x\d+)(?:\s+(?P<after>most\s+recent"
     r"|latest|last|previous|recent))?(?:\s+(?P<noun>(?:memory\s+)?(?:changes|edits|updates|saves"
-    r"|commits|versions|writes|things|entries|memories|notes|steps|ones)))?(?:\s+(?:that\s+)?"
+    r"|commits|versions|writes|things|entries|memories|notes|steps|ones)|(?P<times>times)))?"
+    r"(?:\s+(?:that\s+)?"
     r"(?:you|I)(?:'ve|\s+have)?(?:\s+just)?\s+\w+(?:\s+(?:you|me))?)?"
 )
 _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never mind"
-    r"(?i)\s*(?:[,.;:!?]+|\s-+)\s*(?:(?P<retract>(?:(?:sorry|oops|wait|no|hmm+|actually"
+    r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but)\s*(?:(?P<retract>(?:(?:sorry|oops|wait|no|hmm+|actually"
     r"|nah)[,.!]?\s+)*(?:never\s*mind|nvm|scra(?:tch|p)\s+that|ignore\s+(?:that|this|me)"
-    r"|on\s+second\s+thoughts?|jk|just\s+kidding))"
+    r"|on\s+second\s+thoughts?|jk|just\s+kidding|(?:no|nope|nah)[.!]*$)|(?:(?:sorry|oops|wait|no|hmm+"
+    r"|actually|nah)[,.!]?\s+)+forget\s+(?:it|that|about\s+it)\b)"
     r"|(?:(?:wait|no|sorry|oops|actually|hmm+|nah|hang\s+on|hold\s+on)[,.!]?\s+)+"
     r"(?:no|wait|hang\s+on|hold\s+on)|(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant"
     r"|(?:sorry|no)[,.!]?\s+I\s+mean|I\s+mean(?=\s+(?:the|my|his|her|our|their)\b"
@@ -760,6 +793,10 @@ _NOT_THIS = re.compile(  # "not the van, the workshop": the one named second
     r"(?i)^(?:no[,.]?\s+)?not\s+(?:the|my|that|this|those|these)\s+[^,;:]{1,40}?"
     r"\s*[,;:]\s*(?=\S)"
 )
+_GONE = re.compile(
+    r"(?i)\b(?:removed|deleted|dropped|lost|gone|wiped|erased|disappeared|missing"
+    r"|forgot(?:ten)?|replaced|overwrote|overwritten)\b"
+)
 _WRONG = re.compile(
     r"(?i)\b(?:wrong|mistake|mistaken|incorrect|not\s+(?:right|true|correct)|joke"
     r"|joking|kidding|shouldn't|misheard|made\s+up)\b"
@@ -771,6 +808,10 @@ _IF_LATER = (  # a condition or a time to come: "once I've moved", "if I ask you
     r"\s+(?-i:get|come|move|finish|leave|start|hear|talk|speak|decide|sort|go|see|check"
     r"|confirm|know|retire|graduate|tell)\b[^,.;:!?]*)"  # lower case: not a title
 )
+_PROVIDED = (  # a condition before the command: "if the wedding is off, undo it"
+    r"(?:(?:if|unless|once|provided(?:\s+that)?|assuming|in\s+case|subject\s+to|pending"
+    r"|depending\s+on|after\s+(?:my|the|our|this|that)|at\s+the\s+end\s+of)\s+[^,.;:!?]+)"
+)
 _SOON = (  # a time to come: "tomorrow", "next week", "later today"
     r"(?:tomorrow|later(?:\s+(?:on|today|tonight|this\s+\w+))?|next\s+(?:week|month"
     r"|year|time|weekend|\w+day)|in\s+(?:a|an|\d+|one|two|three|a\s+few|a\s+couple"
@@ -778,11 +819,14 @@ _SOON = (  # a time to come: "tomorrow", "next week", "later today"
     rf"|in\s+(?:the\s+)?future|{_IF_LATER})"
 )
 _LATER = re.compile(  # a command put off: "tomorrow, delete X", "do it later"
-    rf"(?i)(?:(?:^|(?<=[,.;:!?]))\s*{_SOON}\s*,?\s*(?=(?:(?:please|pls|just|go\s+"
-    rf"ahead\s+and|you\s+(?:can|could|may|should))\s+)*(?:{_VERB})\b)"
+    rf"(?i)(?:(?:^|(?<=[,.;:!?]))\s*(?:{_SOON}\s*[,:]?|{_PROVIDED}\s*[,:])\s*(?=(?:(?:please"
+    rf"|pls|just|go\s+ahead\s+and|you\s+(?:can|could|may|should)|(?:can|could|would"
+    rf"|will)\s+you)\s+)*(?:{_VERB})\b)"
     rf"|\b(?P<object>it|that|this|them|those|these)\s+{_SOON}(?=\s*(?:[,.;:!?]|$))"
     rf"|(?<!\bto\s)(?<!\bback\s)(?<!\bI\s)\b{_IF_LATER}|\bnot\s+now\b"
-    r"|(?<!\bfor\s)\blater(?:\s+(?:on|today|tonight))?(?=[\s.!?]*$))"
+    r"|(?<!\bfor\s)\blater(?:\s+(?:on|today|tonight))?(?=[\s.!?]*$)"
+    r"|\b(?P<named>change|update|edit|note|entry|memory|thing|stuff|one)\s+tomorrow"
+    r"(?=[\s.!?]*$))"
 )
 _JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
     r"(?i)[,;:-]\s*(?:but\s+)?(?:just|only)\s+(?P<thing>(?:the|my|that|this|those"
@@ -817,7 +861,9 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     later = _LATER.search(_plain(request))
     if later is None:
         return _parse(request, now)
-    now_said = _LATER.sub(lambda m: f" {m['object'] or ''} ", _plain(request))
+    now_said = _LATER.sub(
+        lambda m: f" {m['object'] or m['named'] or ''} ", _plain(request)
+    )
     intent = _parse(now_said, now)  # "tomorrow, delete X" as "delete X", put off
     return intent if intent.kind == "none" else replace(intent, asked=False)
 
@@ -865,7 +911,9 @@ def _parse(request: str, now: datetime) -> Intent:
         meant = _clean(corrected["meant"])
         if _command(meant) or _GIVE_BACK.search(meant):
             return _parse(meant, now)
-        if corrected["retract"] and _THING.match(meant):  # "never mind the van one"
+        if (  # "never mind the van one", but not "..., forget it, the new one is fine"
+            corrected["retract"] and _THING.match(meant) and not _AFFIRMS.search(meant)
+        ):
             rest = rest[: corrected.start()]
         elif (
             corrected["retract"]
@@ -890,7 +938,11 @@ def _parse(request: str, now: datetime) -> Intent:
     topic = "" if before and named else _topic(rest)
     if not topic and _RECENT.search(rest) and not _POINTS_BACK.search(rest):
         before = ""  # "this may seem silly, but undo the last change" (not "... to it")
-    if match.lastgroup == "redo" or _UNDONE.fullmatch(_clean(rest)):
+    if (
+        match.lastgroup == "redo"
+        or _UNDONE.fullmatch(_clean(rest))
+        or (not topic and _UNDO_WRONG.match(text[: match.start()]))
+    ):
         return Intent("redo", topic if match.lastgroup == "redo" else "", window)
     if match.lastgroup == "restore":
         topic = _topic(_NOW_SAYS.sub(" ", rest))
@@ -898,19 +950,20 @@ def _parse(request: str, now: datetime) -> Intent:
         if topic:
             return Intent("restore", topic, window)
         if before:  # "my old address, put it back"; "you got X wrong, put it back"
-            wrong = _WRONG.search(text[: match.start()])
+            said = text[: match.start()]
+            wrong = _WRONG.search(said) and not _GONE.search(said)
             return Intent("undo" if wrong else "restore", before, window)
         return Intent("at" if window else "redo", "", window)
     if window and window.start and _ALL.fullmatch(_clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
     if match.lastgroup == "undo":
-        first = re.split(r"[.;!]", _clean(rest), maxsplit=1)[0]  # "nuke it all. ok."
+        first = re.split(r"[.;!?,]", _clean(rest), maxsplit=1)[0]  # "nuke it all. ok."
         if _EVERYTHING.fullmatch(_clean(first)):  # before every change: forget it all
             return Intent("before", "", window)
-        few = _LAST_FEW.fullmatch(_clean(rest))
-        times = few and few["count"].lower().startswith("x")  # "undo x2"
+        few = _LAST_FEW.fullmatch(_clean(first))  # "the last 2? they're both wrong"
+        times = few and (few["count"].lower().startswith("x") or few["times"])
         if few and (few["recent"] or few["after"] or few["noun"] or times):
-            vague = few["count"].lower() in ("few", "several")  # how many is not said
+            vague = few["count"].lower().removeprefix("a ") in ("few", "several")
             count = _count(few["count"])
             return Intent("undo", "", window, count=count, asked=not vague)
     if not topic and before and _REMOVED.search(text[: match.start()]):
@@ -960,7 +1013,8 @@ def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent
         or (_AFFIRMS.search(plain) and not _DENIES.search(plain))  # "it's right"
     ):
         return Intent("none", "", window)
-    return Intent("undo", topic, window, asked=bool(objects))
+    news = _NEWS.search(plain) and not _RIDS.search(plain)  # "I'm not at Acme anymore"
+    return Intent("undo", topic, window, asked=bool(objects) and not news)
 
 
 def _command(text: str, start: int = 0) -> re.Match[str] | None:
@@ -986,8 +1040,11 @@ def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Int
     topic = _topic(_NOW_SAYS.sub(" ", _REMOVED.sub(" ", rest)))
     was = give["was"]
     if was is not None and (not topic or _EVERYTHING.fullmatch(_clean(was))):
-        return Intent("undo", "", window)  # "change it back to how it was"
+        return Intent(
+            "at" if window else "undo", "", window
+        )  # "change it back to how it was"
     if not topic:
         return Intent("at" if window else "redo", "", window)
-    wrong = _WRONG.search(text[: give.start()])
+    said = text[: give.start()]
+    wrong = _WRONG.search(said) and not _GONE.search(said)  # not "removed by mistake"
     return Intent("undo" if wrong else "restore", topic, window)
