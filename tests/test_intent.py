@@ -804,6 +804,15 @@ def test_the_weekend_is_the_last_one(request_: str, window: TimeWindow) -> None:
         "Why would I want to undo that?",
         "idc just leave it",
         "I want you to remember that I'm diabetic",
+        "I didn't say to remove it, did I?",
+        "Actually, wait - don't restore the old email.",
+        "Don't roll anything back, it's fine.",
+        "Don't you go erasing my notes about the well pump.",
+        "I changed my mind, don't redo it.",
+        "I'm not saying delete it, I'm saying check it.",
+        "no no no keep the dog's name",
+        "Nope, I'm not going back to before the move.",
+        "About the salary thing. Don't worry about it.",
     ],
 )
 def test_more_requests_that_ask_for_nothing(request_: str) -> None:
@@ -824,6 +833,11 @@ def test_more_requests_that_ask_for_nothing(request_: str) -> None:
         "At the end of my shift, remove the note about bed 4",
         "tmrw u can delete the concert thing",
         "thinking about having you forget my old job... not yet though",
+        "undo some of the recent changes",
+        "undo a couple things maybe",
+        "Don't do it yet, but eventually I'll want the Boston address removed",
+        "I'm not sure, but I think the note about my dosage might be wrong",
+        "I'll probably want the Tokyo trip removed after the 15th",
     ],
 )
 def test_more_requests_that_are_offered_not_done(request_: str) -> None:

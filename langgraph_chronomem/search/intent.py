@@ -112,7 +112,7 @@ _YEAR = r"(?P<year>(?:19|20)\d\d)"
 _OF_YEAR = rf"(?:,?\s+{_YEAR}|\s+(?P<last_year>last\s+year))"  # "May last year"
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
             "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple": 2,
-            "few": 3, "several": 3}  # fmt: skip
+            "few": 3, "several": 3, "some": 3}  # fmt: skip
 _COUNT = r"\d+|(?:a\s+)?(?:couple(?:\s+of)?|few)|" + "|".join(_NUMBERS)
 _UNIT = r"(?:minute|hour|day|week|month|year)s?"
 _HOURS = {"minute": 1 / 60, "hour": 1, "day": 24, "week": 7 * 24, "month": 30 * 24,
@@ -343,7 +343,7 @@ _WISH = re.compile(  # "I'd prefer you didn't keep X" asks as "don't keep X" doe
 _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"(?i)^(?:[\s,.!;:-]*(?:hey|ok(?:ay)?|oops|sorry|um+|hmm+|ugh|wait|well|actually|my\s+bad"
     r"|ah|oh|meh|eh|uh|erm+|lol|nah|yeah|yep|yea|so|alright|I(?:'ve|\s+have)?\s+changed"
-    r"\s+my\s+mind|nope|no(?=\s*[,.!]|\s+(?:no|wait|put|bring|undo|get)\b)|never\s*mind|wrong"
+    r"\s+my\s+mind|nope|no(?=\s*[,.!]|\s+(?:no|wait|put|bring|undo|get|keep|leave)\b)|never\s*mind|wrong"
     r"|you\s+got\s+(?:it|that)\s+wrong|I\s+(?:didn't|did\s+not|never)\s+(?:mean|want"
     r"|ask)\s+(?:for\s+)?you\s+to\s+(?:delete|remove|forget|drop|erase|wipe|undo|revert"
     r"|change)\s+(?:that|it|this|them)"
@@ -619,7 +619,8 @@ _NO_ACTION = re.compile(  # an agent's note that nothing is to change
     r"|updates?)\b|^(?:the\s+)?(?:undo|redo|rollback|restore)\s+(?:is|was|feature|button"
     r"|function|tool|command)\b|\bnot\s+asking\s+(?:for\s+)?(?:an?\s+)?(?:undo|redo"
     r"|rollback|change)\b|\bnothing\s+to\s+(?:change|undo|remove"
-    r"|delete|revert|restore|roll\s*back)\b|\bdifference\s+between\b|^(?:how\s+(?:do"
+    r"|delete|revert|restore|roll\s*back)\b|\bdifference\s+between\b|(?:don't|do\s+not)"
+    r"\s+worry\s+about\s+(?:it|that)\b|^(?:how\s+(?:do"
     r"|does|can|would)|what\s+(?:does|do|is))\s+(?:I|you|we|an?|the)?\s*(?:undo|restore"
     r"|redo|roll\s*back|revert)\w*\b|\bgo\s+back\s+to\s+(?:talking|discussing|chatting|the\s+(?:topic"
     r"|subject|question))\b"
@@ -692,10 +693,11 @@ _RIDS = re.compile(rf"(?i){_RID}")
 _OBJECTS = re.compile(rf"(?i){_DENIAL}|{_RID}")  # a denial, or an ask to be rid of it
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
     r"(?i)\b(?:don't|do\s+not|not|never|no(?:\s+need\s+to)?)\s+(?:(?:you\s+)?(?:ever"
-    r"|dare)\s+)?"
+    r"|dare|go)\s+)?(?:(?:saying|asking(?:\s+you)?)(?:\s+to)?\s+)?"
     r"(?:remove|delete"
     r"|forget|touch|change|undo|drop|erase|wipe|lose|clear|scrap|ditch|bin|revert"
-    r"|reset|rewind|roll\s*back|go\s+back"
+    r"|reset|rewind|roll\s*(?:\w+\s+)?back|go(?:ing)?\s+back|restore|re-?do|(?:put|bring)"
+    r"\s+(?:it\s+)?back|(?:go\s+)?(?:erasing|deleting|removing|forgetting)"
     r"|get\s+rid\s+of|take\s+(?:out|off)|throw\s+(?:out|away))\b"
 )
 _AFFIRMS = re.compile(  # "the allergy note is correct", "you got my job right"
@@ -727,7 +729,7 @@ _WEIGHING = (  # a command weighed, doubted or put off: "I don't think you shoul
 _HELD_BACK = re.compile(  # what makes a command not asked for: "no need to delete"
     r"(?i)(?:\b(?:don't|do\s+not|didn't|did\s+not|won't|never|not|no\s+need|without"
     r"|wasn't|weren't|was\s+not|were\s+not|isn't|aren't|no)(?:\s*,[^,]{1,40},)?"
-    r"(?:\s+(?:need|want|ask|asked|asking|have|going|mean|meant|saying|telling|told"
+    r"(?:\s+(?:need|want|ask|asked|asking|have|going|mean|meant|say|saying|telling|told"
     r"|instructing|requesting)"
     r"(?:\s+(?:you|for\s+you))?(?:\s+(?:you|we)\s+should)?)?(?:\s+to)?"
     r"|\b(?:should|shall|must|ought)\s+(?:I|we|you)(?:\s+really)?(?:\s+(?:get|ask|have"
@@ -762,7 +764,7 @@ _EVERYTHING = re.compile(  # "forget everything you know about me": all of memor
 _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made"
     r"(?i)(?:(?:the|my|your|these|those)\s+)?(?:(?P<recent>last|latest|previous|past"
     r"|(?:most\s+)?recent)\s+)?(?P<count>\d+|one|two|three|four|five|six|seven|eight|nine"
-    r"|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?|several|x\d+)(?:\s+(?P<after>most\s+recent"
+    r"|ten|(?:a\s+)?(?:couple|few)(?:\s+of)?|several|some(?:\s+of)?|x\d+)(?:(?:\s+the)?\s+(?P<after>most\s+recent"
     r"|latest|last|previous|recent))?(?:\s+(?P<noun>(?:memory\s+)?(?:changes|edits|updates|saves"
     r"|commits|versions|writes|things|entries|memories|notes|steps|ones)|(?P<times>times)))?"
     r"(?:\s+(?:that\s+)?"
@@ -828,6 +830,11 @@ _LATER = re.compile(  # a command put off: "tomorrow, delete X", "do it later"
     r"|\b(?P<named>change|update|edit|note|entry|memory|thing|stuff|one)\s+tomorrow"
     r"(?=[\s.!?]*$))"
 )
+_UNSURE = re.compile(  # a wish for later, or a doubt: "I'll probably want X removed"
+    r"(?i)\b(?:I'll|I\s+will|I'm\s+going\s+to)\s+(?:probably\s+|maybe\s+|likely\s+)?"
+    r"(?:want|need|ask)\b|\beventually\b|\bnot\s+yet\b|\b(?:maybe|perhaps)\b"
+    r"|\b(?:might|could)\s+be\s+(?:wrong|off|outdated|out\s+of\s+date)"
+)
 _JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
     r"(?i)[,;:-]\s*(?:but\s+)?(?:just|only)\s+(?P<thing>(?:the|my|that|this|those"
     r"|these|his|her|our|their)\b[^,.;!?]+)[.!]*$"
@@ -858,6 +865,9 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     """
     now = now or datetime.now(timezone.utc)
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+    if _UNSURE.search(_plain(request)):  # "I'll probably want X removed", "maybe"
+        intent = _parse(request, now)
+        return intent if intent.kind == "none" else replace(intent, asked=False)
     later = _LATER.search(_plain(request))
     if later is None:
         return _parse(request, now)
@@ -963,7 +973,11 @@ def _parse(request: str, now: datetime) -> Intent:
         few = _LAST_FEW.fullmatch(_clean(first))  # "the last 2? they're both wrong"
         times = few and (few["count"].lower().startswith("x") or few["times"])
         if few and (few["recent"] or few["after"] or few["noun"] or times):
-            vague = few["count"].lower().removeprefix("a ") in ("few", "several")
+            vague = few["count"].lower().removeprefix("a ").split()[0] in (
+                "few",
+                "several",
+                "some",
+            )
             count = _count(few["count"])
             return Intent("undo", "", window, count=count, asked=not vague)
     if not topic and before and _REMOVED.search(text[: match.start()]):
