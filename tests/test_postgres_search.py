@@ -25,9 +25,9 @@ from langgraph_chronomem.engine.postgres import PostgresEngine
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
 from langgraph_chronomem.search.index import SearchIndex
-from langgraph_chronomem.search.intent import TimeWindow
 from langgraph_chronomem.search.lexical import LexicalHit, bm25
 from langgraph_chronomem.search.resolve import ResolverConfig
+from langgraph_chronomem.search.times import TimeWindow
 from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
 
 MAYA = ("memories", "maya")

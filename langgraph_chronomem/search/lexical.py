@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.types import Namespace
-from langgraph_chronomem.search.intent import TimeWindow, content_words
+from langgraph_chronomem.search.intent import content_words
+from langgraph_chronomem.search.times import TimeWindow
 
 __all__ = ["LexicalHit", "bm25"]
 
