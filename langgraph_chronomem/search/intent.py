@@ -235,7 +235,7 @@ _UNDONE = re.compile(  # "undo [the last] undo [you just did]" is a redo
     r"(?:undo|rollback|roll-back|revert)(?:\s+(?:that\s+)?you\s+(?:just\s+)?did)?"
 )
 _ALL = re.compile(
-    r"(?i)(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?"
+    r"(?i)(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+(?:memory\s+)?changes)?"
     r"|every\s+(?:single\s+)?change)(?:\s+(?:that\s+)?(?:you(?:'ve|\s+have)?(?:\s+just)?"
     r"\s+)?(?:made|done|saved|did))?"
 )
@@ -413,7 +413,7 @@ _UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (_SINCE, "before"),
 )
 _DISMISSAL = re.compile(  # "forget it, doesn't matter": asks for nothing
-    r"(?i)(?:forget\s+(?:about\s+)?it|cancel\s+(?:that|this|the|my)\s+request)\b"
+    r"(?i)(?:forget\s+(?:about\s+)?it|cancel\s+(?:that|this|the|my)\s+(?:\w+\s+)?request)\b"
     r"(?!\s+(?:all|was|is)\b|')"
 )
 _NO_ACTION = re.compile(  # an agent's note that nothing is to change
@@ -423,7 +423,13 @@ _NO_ACTION = re.compile(  # an agent's note that nothing is to change
     r"|do\s+not)\s+(?:require|need)\s+(?:any\s+)?(?:memory\s+)?(?:changes?|action"
     r"|updates?)\b|^(?:the\s+)?(?:undo|redo|rollback|restore)\s+(?:is|was|feature|button"
     r"|function|tool|command)\b|\bnot\s+asking\s+(?:for\s+)?(?:an?\s+)?(?:undo|redo"
-    r"|rollback|change)\b|\bnothing\s+to\s+(?:change|undo|remove"
+    r"|rollback|change)\b|^(?:never\s*mind|nvm)\s+(?:about\s+)?\w+ing\b|\bignore\s+my\s+"
+    r"(?:last\s+|previous\s+|earlier\s+)?(?:request|message|ask)\b|\bdid\s*n[o']t\s+ask"
+    r"\s+for\s+(?:any\s+)?(?:memory\s+)?(?:change|action|undo)|(?:don't|doesn't|do\s+not"
+    r"|does\s+not)\s+want\s+anything\s+(?:removed|deleted|changed|undone|forgotten)"
+    r"|\bno\s+changes?\s+(?:today|now|for\s+now|please|thanks)\b|,\s*(?:did|have|has"
+    r"|didn't|haven't)\s+(?:you|it)\s*\?\s*$|\bstop\s+(?:deleting|removing|erasing"
+    r"|forgetting|undoing|changing)\b|\b(?:wants?|wanted)\s+to\s+know\b|\bnothing\s+to\s+(?:change|undo|remove"
     r"|delete|revert|restore|roll\s*back)\b|\bdifference\s+between\b|(?:don't|do\s+not)"
     r"\s+worry\s+about\s+(?:it|that)\b|^(?:how\s+(?:do"
     r"|does|can|would)|what\s+(?:does|do|is))\s+(?:I|you|we|an?|the)?\s*(?:undo|restore"
@@ -439,19 +445,22 @@ _OTHERS_DOING = re.compile(  # "my landlord wants to remove the carpet", "I'm go
     r"|their)\s+[\w']+(?:\s+[\w']+)?)\s+(?:(?:really|just|probably|still)\s+)?(?:going"
     r"|gonna|need|needs|have|has|got|plan|plans|planning|trying|try|tried|decided"
     r"|wants|told\s+me|asked\s+me|wants\s+me|needs\s+me|used)\s+(?:to\s+)?$"
+    r"|\b(?:my|our|his|her|their)\s+[\w']+\s+(?:keeps\s+asking|asked|wants|told)\s+you"
+    r"\s+to\s*$"
 )
 _IN_WHAT_IS_SAID = re.compile(r"(?i)\s+that\s+(?:I|we|my|our)\b")
 _RECENT = re.compile(r"(?i)\b(?:last|latest|previous|recent)\b")
 _POINTS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)\b")
 _OBJECT_PRONOUN = re.compile(r"(?i)\s(?:it|that|this|them)\s")  # "take that out"
 _NOTHING = re.compile(  # a whole request that asks for no change
-    r"(?i)^(?:(?:never\s*mind|nvm|no|nope|ok(?:ay)?|idc|whatever)[,.!]?\s*)?(?:just\s+)?"
+    r"(?i)^(?:(?:never\s*mind|nvm|no|nope|ok(?:ay)?|idc|whatever|good|great|fine|cool"
+    r"|thanks)[,.!]?\s*)?(?:just\s+)?"
     r"(?:cancel|stop|abort|never\s*mind|nvm|forget\s+(?:it|about\s+it)|no|nope"
     r"|ok(?:ay)?|k|fine|sure|yes|yeah|yep|cool|great|good|nice(?:\s+one)?|perfect"
     r"|awesome|lovely|all\s+good|wrong|hm+|huh|what|no\s+changes|hi|hello|hey|hiya"
     r"|howdy|yo|good\s+(?:morning|afternoon|evening|night)|(?:hi|hello|hey)\s+there"
-    r"|no-?op"
-    r"|leave\s+(?:it|that|them|everything|things|it\s+all)(?:\s+(?:alone|be|as\s+"
+    r"|no-?op|noted|sounds\s+good|got\s+it|gotcha|understood|maybe\s+later|later"
+    r"|(?:leave|keep)\s+(?:it|that|them|everything|things|it\s+all)(?:\s+(?:alone|be|as\s+"
     r"(?:it\s+is|they\s+are|is)))?|(?:don't|do\s+not)\s+(?:change|touch|undo)\s+"
     r"(?:anything|a\s+thing|it|that))?$"
 )
@@ -497,7 +506,8 @@ _NEWS = re.compile(  # "I'm not at Acme anymore": life moved on, no wish said
 _RIDS = re.compile(rf"(?i){_RID}")
 _OBJECTS = re.compile(rf"(?i){_DENIAL}|{_RID}")  # a denial, or an ask to be rid of it
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
-    r"(?i)\b(?:don't|do\s+not|not|never|no(?:\s+need\s+to)?)\s+(?:(?:you\s+)?(?:ever"
+    r"(?i)\b(?:rather|prefer)\s+(?:if\s+)?you\s+(?:didn't|did\s+not|wouldn't|would\s+not)"
+    r"\s+(?:forget|delete|remove|erase|drop|undo|revert)\b|\b(?:don't|do\s+not|not|never|no(?:\s+need\s+to)?)\s+(?:(?:you\s+)?(?:ever"
     r"|dare|go)\s+)?(?:(?:saying|asking(?:\s+you)?)(?:\s+to)?\s+)?"
     r"(?:remove|delete"
     r"|forget|touch|change|undo|drop|erase|wipe|lose|clear|scrap|ditch|bin|revert"
@@ -575,6 +585,7 @@ _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made
     r"(?:\s+(?:that\s+)?"
     r"(?:you|I)(?:'ve|\s+have)?(?:\s+just)?\s+\w+(?:\s+(?:you|me))?)?"
 )
+_TRAILING = re.compile(r"(?i)(?:\s+(?:lol|lmao|haha|pls|please|thanks|thx|ty|asap))+$")
 _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never mind"
     r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but)\s*(?:(?P<retract>(?:(?:sorry|oops|wait|no|hmm+|actually"
     r"|nah)[,.!]?\s+)*(?:never\s*mind|nvm|scra(?:tch|p)\s+that|ignore\s+(?:that|this|me)"
@@ -617,16 +628,20 @@ _IF_LATER = (  # a condition or a time to come: "once I've moved", "if I ask you
 )
 _PROVIDED = (  # a condition before the command: "if the wedding is off, undo it"
     r"(?:(?:if|unless|once|provided(?:\s+that)?|assuming|in\s+case|subject\s+to|pending"
-    r"|depending\s+on|after\s+(?:my|the|our|this|that)|at\s+the\s+end\s+of)\s+[^,.;:!?]+)"
+    r"|depending\s+on|after\s+(?:my|the|our|this|that)|at\s+the\s+end\s+of|when\s+(?:the"
+    r"|my|our|his|her|their))\s+[^,.;:!?]+)"
 )
 _SOON = (  # a time to come: "tomorrow", "next week", "later today"
-    r"(?:tomorrow|later(?:\s+(?:on|today|tonight|this\s+\w+))?|next\s+(?:week|month"
+    r"(?:tomorrow(?:\s+(?:morning|afternoon|evening|night))?|at\s+some\s+point|some\s*day"
+    r"|one\s+day|sometime|later(?:\s+(?:on|today|tonight|this\s+\w+))?|next\s+(?:week|month"
     r"|year|time|weekend|\w+day)|in\s+(?:a|an|\d+|one|two|three|a\s+few|a\s+couple"
     r"\s+of)\s+(?:bit|while|days?|weeks?|months?)|from\s+now\s+on|going\s+forward"
     rf"|in\s+(?:the\s+)?future|{_IF_LATER})"
 )
 _LATER = re.compile(  # a command put off: "tomorrow, delete X", "do it later"
-    rf"(?i)(?:(?:^|(?<=[,.;:!?]))\s*(?:{_SOON}\s*[,:]?|{_PROVIDED}\s*[,:])\s*(?=(?:(?:please"
+    rf"(?i)(?:(?:^|(?<=[,.;:!?]))\s*(?:{_SOON}\s*[,:]?|{_PROVIDED}\s*[,:]|(?:after|once|when)"
+    r"\s+(?:the|my|our)\s+\w+(?:\s+\w+)?\s+(?=you\s+(?:can|could|may|should)\b))"
+    rf"\s*(?=(?:(?:please"
     rf"|pls|just|go\s+ahead\s+and|you\s+(?:can|could|may|should)|(?:can|could|would"
     rf"|will)\s+you)\s+)*(?:{_VERB})\b)"
     rf"|\b(?P<object>it|that|this|them|those|these)\s+{_SOON}(?=\s*(?:[,.;:!?]|$))"
@@ -639,6 +654,7 @@ _UNSURE = re.compile(  # a wish for later, or a doubt: "I'll probably want X rem
     r"(?i)\b(?:I'll|I\s+will|I'm\s+going\s+to)\s+(?:probably\s+|maybe\s+|likely\s+)?"
     r"(?:want|need|ask)\b|\beventually\b|\bnot\s+yet\b|\b(?:maybe|perhaps)\b"
     r"|\b(?:might|could)\s+be\s+(?:wrong|off|outdated|out\s+of\s+date)"
+    r"|\bnot\s+sure\s+(?:the|that|my)\b"
 )
 _JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
     r"(?i)[,;:-]\s*(?:but\s+)?(?:just|only)\s+(?P<thing>(?:the|my|that|this|those"
@@ -775,6 +791,7 @@ def _parse(request: str, now: datetime) -> Intent:
         first = re.split(r"[.;!?,]", _clean(rest), maxsplit=1)[0]  # "nuke it all. ok."
         if _EVERYTHING.fullmatch(_clean(first)):  # before every change: forget it all
             return Intent("before", "", window)
+        first = _TRAILING.sub("", first)  # "your last 4 changes lol"
         few = _LAST_FEW.fullmatch(_clean(first))  # "the last 2? they're both wrong"
         times = few and (few["count"].lower().startswith("x") or few["times"])
         if few and (few["recent"] or few["after"] or few["noun"] or times):
