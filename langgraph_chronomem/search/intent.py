@@ -287,8 +287,8 @@ _STOPWORDS = frozenset(
     anyway need know all bye goodbye cheers nothing else done good great cool
     awesome perfect fine tonight ll re ve whatever made rather asap immediately
     permanently completely entirely totally forever away yeah yep yes hmm most
-    real quick quickly onward onwards disregard ah oh meh eh uh erm um umm nah lmao
-    instead sir madam""".split()  # noqa: SIM905 - a word list reads better as words
+    real quick quickly maybe perhaps onward onwards disregard ah oh meh eh uh erm
+    um umm nah lmao instead sir madam""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _EXCEPT = re.compile(  # "the gym, not the cat", "the diet (not the allergy!)"
@@ -686,17 +686,15 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     """
     now = now or datetime.now(timezone.utc)
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
-    if _UNSURE.search(_plain(request)):  # "I'll probably want X removed", "maybe"
-        intent = _parse(request, now)
-        return intent if intent.kind == "none" else replace(intent, asked=False)
-    later = _LATER.search(_plain(request))
-    if later is None:
-        return _parse(request, now)
-    now_said = _LATER.sub(
-        lambda m: f" {m['object'] or m['named'] or ''} ", _plain(request)
+    plain = _plain(request)
+    # "tomorrow, delete X" is read as "delete X", put off; "maybe delete X", doubted
+    said_now, put_off = _LATER.subn(
+        lambda m: f" {m['object'] or m['named'] or ''} ", plain
     )
-    intent = _parse(now_said, now)  # "tomorrow, delete X" as "delete X", put off
-    return intent if intent.kind == "none" else replace(intent, asked=False)
+    intent = _parse(said_now, now)
+    if (put_off or _UNSURE.search(plain)) and intent.kind != "none":
+        return replace(intent, asked=False)
+    return intent
 
 
 def _parse(request: str, now: datetime) -> Intent:
