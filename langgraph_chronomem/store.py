@@ -490,7 +490,18 @@ class ChronoStore(BaseStore, VersionControl, Review):
     ) -> None:
         """`BaseStore.put`, in fewer steps: a put is the call agents make most,
         and a store without `index` has nothing to embed, so its one op goes
-        from the checks straight to its transaction.
+        from the checks straight to its transaction (`batch([PutOp(...)])`
+        does the same work through more calls).
+
+        Args:
+            namespace: Where the item lives; its first `scope_depth` labels
+                are its scope.
+            key: The item's key within the namespace.
+            value: A JSON object; `None` deletes the item.
+            index: Fields to embed: `None` for the store's default, `False`
+                for none, or a list of field paths.
+            ttl: Minutes the item lives; `None` forever; left out, the store's
+                `default_ttl`.
 
         Raises:
             InvalidNamespaceError: For an invalid namespace, or one whose root
