@@ -30,6 +30,9 @@ from langgraph_chronomem.engine.types import CommitMeta
 __all__ = ["commit_context", "current_meta", "runtime_labels"]
 
 _META: ContextVar[CommitMeta | None] = ContextVar("chronomem_commit_meta", default=None)
+# The metadata of a write outside any `commit_context`, made once: every put
+# asks for it. Shared, as nothing changes a `CommitMeta`'s labels in place.
+_NO_META = CommitMeta()
 _RUNTIME_KEY = "__pregel_runtime"  # where LangGraph keeps the Runtime in a run's config
 
 
@@ -98,7 +101,7 @@ def runtime_labels() -> dict[str, str]:
 
 def current_meta() -> CommitMeta:
     """The metadata for a commit made now: the context's, plus the run's labels."""
-    meta = _META.get() or CommitMeta()
+    meta = _META.get() or _NO_META
     from_run = runtime_labels()
     if not from_run:
         return meta

@@ -25,7 +25,7 @@ import asyncio
 import concurrent.futures
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
@@ -42,6 +42,8 @@ from langgraph.store.base import (
     Result,
     SearchOp,
     TTLConfig,
+    _ensure_ttl,
+    _validate_namespace,
 )
 
 from langgraph_chronomem._twins import in_thread, off_loop
@@ -476,6 +478,49 @@ class ChronoStore(BaseStore, VersionControl, Review):
         """
         ops, writes = check_ops(ops, self.scope_depth)
         return self._embed_and_run(ops, writes)
+
+    def put(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """`BaseStore.put`, in fewer steps: a put is the call agents make most,
+        and a store without `index` has nothing to embed, so its one op goes
+        from the checks straight to its transaction (`batch([PutOp(...)])`
+        does the same work through more calls).
+
+        Args:
+            namespace: Where the item lives; its first `scope_depth` labels
+                are its scope.
+            key: The item's key within the namespace.
+            value: A JSON object; `None` deletes the item.
+            index: Fields to embed: `None` for the store's default, `False`
+                for none, or a list of field paths.
+            ttl: Minutes the item lives; `None` forever; left out, the store's
+                `default_ttl`.
+
+        Raises:
+            InvalidNamespaceError: For an invalid namespace, or one whose root
+                label is `"langgraph"` (nothing is written).
+            The errors of `batch`.
+        """
+        _validate_namespace(namespace)
+        op = PutOp(
+            namespace,
+            str(key),
+            value,
+            index=index,
+            ttl=_ensure_ttl(self.ttl_config, ttl),
+        )
+        ops, writes = check_ops([op], self.scope_depth)
+        if self._search.indexes_items:
+            self._embed_and_run(ops, writes)
+        else:
+            self._run(ops, writes, {}, {})
 
     def _embed_and_run(
         self,

@@ -5,9 +5,11 @@ waiting for another process's write lock.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -207,6 +209,26 @@ def test_a_put_writes_a_bounded_number_of_pages(tmp_path: Path) -> None:
             tx.commit([Write(ALICE, f"k{i * 37 % 5000}", {"text": f"new {i}"})], meta)
     assert _wal_pages(engine) / puts <= 6
     engine.close()
+
+
+def test_a_puts_stamp_is_one_moment_in_the_stored_format(tmp_path: Path) -> None:
+    """A put stamps its commit and row with `now_text`, not a `datetime`: the
+    same fixed-width text in both, read back as the moment of the put."""
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        before = datetime.now(timezone.utc)
+        store.put(ALICE, "a", {"v": 1})
+        after = datetime.now(timezone.utc)
+        (commit,) = store.log(ALICE)
+        item = store.get(ALICE, "a")
+        assert item is not None
+        assert before <= commit.created_at <= after
+        assert item.created_at == item.updated_at == commit.created_at
+    conn = sqlite3.connect(tmp_path / DATABASE_FILE)
+    stamps = conn.execute(
+        "SELECT c.created_at, i.created_at FROM commits AS c, items AS i"
+    ).fetchone()
+    assert stamps[0] == stamps[1]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00", stamps[0])
 
 
 def test_the_summary_of_a_huge_batch_stays_one_line(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -66,7 +66,7 @@ from langgraph_chronomem.engine.values import (
     decode_value,
     encode_time,
     encode_value,
-    utc,
+    now_text,
 )
 from langgraph_chronomem.errors import (
     VersionError,
@@ -97,7 +97,7 @@ def _record(written: _Written, meta: CommitMeta) -> Commit:
         version=written.version,
         seq=written.seq,
         parent=written.parent,
-        created_at=written.created_at,
+        created_at=decode_time(written.created_at),
         author=written.author,
         reason=meta.reason,
         op=written.op,
@@ -319,29 +319,36 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         return len(self._write_all(writes, meta))
 
     def _write_all(self, writes: Sequence[Write], meta: CommitMeta) -> list[_Written]:
+        # Every put runs this: the one-line helpers (`scope_of`,
+        # `namespace_text`, `_index_fields`) are spelled out, as a call costs
+        # more here, with the caches cold, than the work it does.
         by_scope: dict[Namespace, dict[tuple[str, str], _NewRow]] = {}
         ops: dict[Namespace, Op] = {}
         proposing = self._needs_review(meta)
+        depth = self.scope_depth
         for write in writes:
-            scope = self.scope_of(write.namespace)
-            ns = namespace_text(write.namespace)
+            namespace, key, index = write.namespace, write.key, write.index
+            if len(namespace) < depth:
+                scope_of(namespace, depth)  # raises the ScopeError
+            scope = tuple(namespace[:depth])
+            ns = ".".join(namespace)
             value = None if write.value is None else encode_value(write.value)
-            row = _NewRow(
+            rows = by_scope.setdefault(scope, {})
+            rows[(ns, key)] = _NewRow(
                 ns,
-                write.key,
+                key,
                 value,
                 write.ttl_minutes,
-                index_fields=_index_fields(write),
+                index_fields=None if index is None else json.dumps(index),
             )
-            rows = by_scope.setdefault(scope, {})
-            rows[(ns, write.key)] = row
             if proposing:
                 ops[scope] = "propose"
             elif scope in ops:
                 ops[scope] = "batch"
             else:
                 ops[scope] = "put" if value is not None else "delete"
-        self._lock_in_order(by_scope)
+        if len(by_scope) > 1:
+            self._lock_in_order(by_scope)
         written = []
         for scope, rows in by_scope.items():
             op, said = ops[scope], meta
@@ -413,29 +420,42 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         A proposal (op `propose`) writes its rows with an empty validity, as a
         deletion's, and leaves the rows they would replace live: no read sees
         it, and `prev_id` still says what it would replace."""
+        # Run for every put: plain locals, no helper calls the common case
+        # does not need (measured: each costs more here than it does alone).
         cur, sql = self.cur, self.sql
-        sc = scope_text(scope)
+        sc = ".".join(scope)  # scope_text
         proposing = op == "propose"
-        parent = self._head(sc)
-        task = _task_of(meta.labels)
+        parent = cur.execute(sql.HEAD, (sc,)).fetchone()[0]
+        task = _task_of(meta.labels) if meta.labels else None
         version = parent + 1
-        moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
-        stamp = encode_time(moment)
-        now = time.time()
+        stamp = now_text() if meta.timestamp is None else encode_time(meta.timestamp)
         first_id = last_id = None
         changes: list[_RawChange] = []
         for row in rows:
+            value = row.value
             live = cur.execute(sql.LIVE_ROW, (row.namespace, row.key)).fetchone()
-            if live is None and row.value is None:
-                continue  # deleting what is not there changes nothing
+            if live is None:
+                if value is None:
+                    continue  # deleting what is not there changes nothing
+                prev_id = prev_value = prev_created = None
+            else:
+                prev_id, prev_value, prev_created, _ = live
             if task and self._ran_before(task, row, live, proposing=proposing):
                 continue  # a task run again (resumed, retried) wrote this already
-            prev_id, prev_value, prev_created, _ = live or (None, None, None, None)
             if prev_id is not None and not proposing:
                 cur.execute(sql.CLOSE_ROW, (version, prev_id))
-            created = row.created_at or prev_created or stamp
             ttl = row.ttl_minutes
-            valid_to = version if row.value is None or proposing else None
+            if value is None:
+                valid_to, created, updated, expires = version, None, None, None
+            else:
+                valid_to = version if proposing else None
+                created = row.created_at or prev_created or stamp
+                updated = row.updated_at or stamp
+                expires = (
+                    None
+                    if ttl is None or valid_to is not None
+                    else time.time() + ttl * 60
+                )
             cur.execute(
                 sql.INSERT_ITEM,
                 (
@@ -444,19 +464,19 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
                     valid_to,
                     row.namespace,
                     row.key,
-                    row.value,
+                    value,
                     prev_id,
-                    None if row.value is None else created,
-                    None if row.value is None else (row.updated_at or stamp),
+                    created,
+                    updated,
                     ttl,
-                    None if ttl is None or valid_to is not None else now + ttl * 60,
+                    expires,
                     row.index_fields,
                 ),
             )
-            last_id = cur.lastrowid
+            last_id = cur.lastrowid  # the dialect's cursor, not what execute returns
             if first_id is None:
                 first_id = last_id
-            changes.append((row.namespace, row.key, prev_value, row.value))
+            changes.append((row.namespace, row.key, prev_value, value))
         if not changes and op not in COMMITS_EVEN_EMPTY:
             return None
         labels = dict(meta.labels)
@@ -472,7 +492,9 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
                 meta.reason,
                 op,
                 target,
-                orjson.dumps(labels, option=orjson.OPT_SORT_KEYS).decode(),
+                orjson.dumps(labels, option=orjson.OPT_SORT_KEYS).decode()
+                if labels
+                else "{}",
                 first_id,
                 last_id,
             ),
@@ -486,7 +508,7 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
             version,
             seq,
             parent or None,
-            moment,
+            stamp,
             author,
             op,
             changes,
@@ -895,8 +917,3 @@ def _task_of(labels: Mapping[str, Any]) -> tuple[str, str] | None:
     """The LangGraph task a commit's labels name (thread id, task id), if any."""
     thread, task = labels.get("thread_id"), labels.get("task_id")
     return (thread, task) if thread and task else None
-
-
-def _index_fields(write: Write) -> str | None:
-    """A put's `index` argument as stored: NULL for the store's default fields."""
-    return None if write.index is None else json.dumps(write.index)

@@ -416,6 +416,7 @@ class _WriteTransaction(LogTransaction):
         if op == "propose":  # rare: the portable path, not a schema step
             return super()._write(scope, op, rows, meta, target=target)
         moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
+        stamp = encode_time(moment)
         author = SYSTEM_AUTHOR if op == "expire" else meta.author
         labels = dict(meta.labels)
         run = self.cur.alone if self._may_end else self.cur.execute
@@ -424,7 +425,7 @@ class _WriteTransaction(LogTransaction):
             (
                 scope_text(scope),
                 op,
-                encode_time(moment),
+                stamp,
                 time.time(),
                 author,
                 meta.reason,
@@ -445,7 +446,7 @@ class _WriteTransaction(LogTransaction):
             for i, old in zip(written, replaced, strict=True)
         ]
         return _Written(
-            scope, version, seq, version - 1 or None, moment, author, op, changes,
+            scope, version, seq, version - 1 or None, stamp, author, op, changes,
             labels, target,
         )  # fmt: skip
 

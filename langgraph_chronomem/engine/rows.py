@@ -127,7 +127,7 @@ class _Written(NamedTuple):
     version: int
     seq: int
     parent: int | None
-    created_at: datetime
+    created_at: str  # as stored (`encode_time`): decoded only for a `Commit`
     author: str | None
     op: Op
     changes: list[_RawChange]

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import TracebackType
 from typing import Any, NoReturn
 
 import orjson
@@ -613,10 +614,7 @@ class SqliteEngine:
                 f"{doing}: open it without read_only=True"
             )
 
-    @contextmanager
-    def transaction(
-        self, *, write: bool, rehearse: bool = False
-    ) -> Iterator[LogTransaction]:
+    def transaction(self, *, write: bool, rehearse: bool = False) -> _Transaction:
         """One database transaction; commits on success, rolls back on any error.
 
         Write transactions take SQLite's write lock up front (`BEGIN IMMEDIATE`),
@@ -629,24 +627,7 @@ class SqliteEngine:
         """
         if write:
             self.check_writable("write")
-        # `_storage_faults` spelled out: a put runs this on every call.
-        with self._lock:
-            try:
-                self._check_open()
-                if write:
-                    self._begin_write()
-                else:
-                    self._wait_like_sqlite()
-                    self.conn.execute("BEGIN")
-                try:
-                    yield self._log
-                    self.conn.execute("ROLLBACK" if rehearse else "COMMIT")
-                except BaseException:
-                    if self.conn.in_transaction:  # SQLite may have rolled back
-                        self.conn.execute("ROLLBACK")
-                    raise
-            except sqlite3.Error as exc:
-                self._raise_storage_error(exc, wrote=write and not rehearse)
+        return _Transaction(self, write, rehearse)
 
     def _begin_write(self) -> None:
         """Take SQLite's write lock (`BEGIN IMMEDIATE`), waiting up to
@@ -722,3 +703,63 @@ class SqliteEngine:
         with self._lock:
             self._closed = True
             self.conn.close()
+
+
+class _Transaction:
+    """`SqliteEngine.transaction`: a class, not a generator, because a put runs
+    it on every call (measured: about 10 us less per put than `contextmanager`).
+
+    Holds the engine's lock from enter to exit; SQLite's storage failures, in
+    the body or at `COMMIT`, leave as a `StorageError` that names the fix.
+    """
+
+    __slots__ = ("_engine", "_rehearse", "_write")
+
+    def __init__(self, engine: SqliteEngine, write: bool, rehearse: bool) -> None:
+        self._engine = engine
+        self._write = write
+        self._rehearse = rehearse
+
+    def __enter__(self) -> LogTransaction:
+        engine = self._engine
+        engine._lock.acquire()
+        try:
+            engine._check_open()
+            if self._write:
+                engine._begin_write()
+            else:
+                engine._wait_like_sqlite()
+                engine.conn.execute("BEGIN")
+        except BaseException as exc:
+            engine._lock.release()
+            if isinstance(exc, sqlite3.Error):
+                wrote = self._write and not self._rehearse
+                engine._raise_storage_error(exc, wrote=wrote)
+            raise
+        return engine._log
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        engine = self._engine
+        wrote = self._write and not self._rehearse
+        try:
+            conn = engine.conn
+            if exc is None:
+                try:
+                    conn.execute("ROLLBACK" if self._rehearse else "COMMIT")
+                except BaseException:
+                    if conn.in_transaction:  # SQLite may have rolled back
+                        conn.execute("ROLLBACK")
+                    raise
+            elif conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error as failure:
+            engine._raise_storage_error(failure, wrote=wrote)
+        finally:
+            engine._lock.release()
+        if isinstance(exc, sqlite3.Error):
+            engine._raise_storage_error(exc, wrote=wrote)
