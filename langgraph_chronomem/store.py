@@ -36,14 +36,13 @@ from langgraph.store.base import (
     NOT_PROVIDED,
     BaseStore,
     IndexConfig,
+    InvalidNamespaceError,
     NotProvided,
     Op,
     PutOp,
     Result,
     SearchOp,
     TTLConfig,
-    _ensure_ttl,
-    _validate_namespace,
 )
 
 from langgraph_chronomem._twins import in_thread, off_loop
@@ -508,15 +507,14 @@ class ChronoStore(BaseStore, VersionControl, Review):
                 label is `"langgraph"` (nothing is written).
             The errors of `batch`.
         """
-        _validate_namespace(namespace)
-        op = PutOp(
-            namespace,
-            str(key),
-            value,
-            index=index,
-            ttl=_ensure_ttl(self.ttl_config, ttl),
-        )
-        ops, writes = check_ops([op], self.scope_depth)
+        if namespace and namespace[0] == "langgraph":  # as BaseStore.put says
+            raise InvalidNamespaceError(
+                f'Root label for namespace cannot be "langgraph". Got: {namespace}'
+            )
+        if isinstance(ttl, NotProvided):
+            ttl = (self.ttl_config or {}).get("default_ttl")
+        op = PutOp(namespace, str(key), value, index=index, ttl=ttl)
+        ops, writes = check_ops([op], self.scope_depth)  # labels, key, value, TTL
         if self._search.indexes_items:
             self._embed_and_run(ops, writes)
         else:
