@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime, timezone
 from typing import Any
@@ -27,7 +28,7 @@ ALICE = ("memories", "alice")
         {1: "int key"},
         {"obj": object()},
     ],
-    ids=repr,
+    ids=lambda value: re.sub(r" at 0x[0-9a-f]+", "", repr(value)),  # same id per worker
 )
 def test_values_that_are_not_json_objects_are_refused(
     store: ChronoStore, value: Any
