@@ -823,6 +823,13 @@ def test_the_weekend_is_the_last_one(request_: str, window: TimeWindow) -> None:
         "good, keep everything as it is",
         "please stop deleting things",
         "my daughter wanted to know if you remember her name haha",
+        "Scratch that, don't remove the recipe.",
+        "User retracted the request to forget the travel plans.",
+        "Do not modify memory.",
+        "wait dont",
+        "User says: 'thanks'. Nothing to do.",
+        "ill tell u later what to remove",
+        "Is it possible to restore deleted memories?",
     ],
 )
 def test_more_requests_that_ask_for_nothing(request_: str) -> None:
@@ -854,6 +861,8 @@ def test_more_requests_that_ask_for_nothing(request_: str) -> None:
         "at some point forget the note about the lawsuit",
         "I'm not sure the thing about my cousin is right",
         "my son keeps asking you to forget his curfew lol",
+        "The principal wants to remove the after-school tutoring note.",
+        "In case I change jobs, I'll have you delete the office address.",
     ],
 )
 def test_more_requests_that_are_offered_not_done(request_: str) -> None:
@@ -877,6 +886,16 @@ def test_more_requests_that_are_offered_not_done(request_: str) -> None:
         ("rm the dentist appt memory", Intent("undo", "dentist appt")),
         ("undo 3 times", Intent("undo", "", count=3)),
         ("undo ur last 4 changes lol", Intent("undo", "", count=4)),
+        ("Would you mind putting back my old email address?",
+         Intent("restore", "my old email address")),
+        ("yo put it back", Intent("redo", "")),
+        ("Please revert the entire memory to the state it was in before I described "
+         "the boiler replacement project.",
+         Intent("before", "I described the boiler replacement project")),
+        ("That care homes directory page -- you've kept keyword junk from it. Nothing "
+         "to do with me. Bin it.",
+         Intent("undo", "care homes directory page -- you've kept keyword junk from "
+                "it. Nothing to do with me")),
         ("Revert all memory changes made after May 30.",
          Intent("at", "", TimeWindow(None, at(5, 31)))),
         ("take back your last three updates, they were all wrong",
