@@ -488,9 +488,9 @@ class ChronoStore(BaseStore, VersionControl, Review):
         ttl: float | NotProvided | None = NOT_PROVIDED,
     ) -> None:
         """`BaseStore.put`, in fewer steps: a put is the call agents make most,
-        and a store without `index` has nothing to embed, so its one op goes
-        from the checks straight to its transaction (`batch([PutOp(...)])`
-        does the same work through more calls).
+        so its one op goes from the checks straight to embedding (if any) and
+        its transaction (`batch([PutOp(...)])` does the same work through more
+        calls).
 
         Args:
             namespace: Where the item lives; its first `scope_depth` labels
@@ -515,10 +515,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
             ttl = (self.ttl_config or {}).get("default_ttl")
         op = PutOp(namespace, str(key), value, index=index, ttl=ttl)
         ops, writes = check_ops([op], self.scope_depth)  # labels, key, value, TTL
-        if self._search.indexes_items:
-            self._embed_and_run(ops, writes)
-        else:
-            self._run(ops, writes, {}, {})
+        self._embed_and_run(ops, writes)
 
     def _embed_and_run(
         self,

@@ -319,19 +319,14 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         return len(self._write_all(writes, meta))
 
     def _write_all(self, writes: Sequence[Write], meta: CommitMeta) -> list[_Written]:
-        # Every put runs this: the one-line helpers (`scope_of`,
-        # `namespace_text`, `_index_fields`) are spelled out, as a call costs
-        # more here, with the caches cold, than the work it does.
         by_scope: dict[Namespace, dict[tuple[str, str], _NewRow]] = {}
         ops: dict[Namespace, Op] = {}
         proposing = self._needs_review(meta)
         depth = self.scope_depth
         for write in writes:
             namespace, key, index = write.namespace, write.key, write.index
-            if len(namespace) < depth:
-                scope_of(namespace, depth)  # raises the ScopeError
-            scope = tuple(namespace[:depth])
-            ns = ".".join(namespace)
+            scope = scope_of(namespace, depth)
+            ns = namespace_text(namespace)
             value = None if write.value is None else encode_value(write.value)
             rows = by_scope.setdefault(scope, {})
             rows[(ns, key)] = _NewRow(
@@ -420,12 +415,10 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         A proposal (op `propose`) writes its rows with an empty validity, as a
         deletion's, and leaves the rows they would replace live: no read sees
         it, and `prev_id` still says what it would replace."""
-        # Run for every put: plain locals, no helper calls the common case
-        # does not need (measured: each costs more here than it does alone).
         cur, sql = self.cur, self.sql
-        sc = ".".join(scope)  # scope_text
+        sc = scope_text(scope)
         proposing = op == "propose"
-        parent = cur.execute(sql.HEAD, (sc,)).fetchone()[0]
+        parent = self._head(sc)
         task = _task_of(meta.labels) if meta.labels else None
         version = parent + 1
         stamp = now_text() if meta.timestamp is None else encode_time(meta.timestamp)
@@ -445,10 +438,10 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
             if prev_id is not None and not proposing:
                 cur.execute(sql.CLOSE_ROW, (version, prev_id))
             ttl = row.ttl_minutes
+            valid_to = version if value is None or proposing else None
             if value is None:
-                valid_to, created, updated, expires = version, None, None, None
+                created = updated = expires = None
             else:
-                valid_to = version if proposing else None
                 created = row.created_at or prev_created or stamp
                 updated = row.updated_at or stamp
                 expires = (
