@@ -738,13 +738,14 @@ def _parse(request: str, now: datetime) -> Intent:
         if just and (held or _KEEPS.search(text)):
             return Intent("undo", _topic(just["thing"]), window)
         return none if held else _without_command(text, plain, window)
-    rest, unsure = text[match.end() :], False
+    rest = text[match.end() :]
     if _DISMISSAL.match(text, match.start(match.lastgroup or 0)) and not _topic(
         text[: match.start()]
     ):
         return none  # "ah, forget it, doesn't matter"
     if plain.rstrip().endswith("?") and _GENERIC.fullmatch(_clean(rest)):
         return none  # "can you undo things?"
+    # "my landlord wants to remove the carpet": not asked of the memory
     unsure = bool(_OTHERS_DOING.search(text[: match.start(match.lastgroup or 0)]))
     corrected = _CORRECTED.search(rest)
     if corrected:  # "remove the gym, wait, no, the van"; "..., actually no, keep it"
