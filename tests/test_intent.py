@@ -417,6 +417,8 @@ def test_a_command_held_back_is_not_asked_for(request_: str) -> None:
         "delete_memory: user's favorite color is blue",
         "My address is out of date",
         "I want the gym note gone",
+        "The user asked that you remove her phone number.",  # relayed, not another's
+        "User says: 'please forget my maiden name'",
     ],
 )
 def test_a_command_after_a_hesitation_is_still_asked_for(request_: str) -> None:
@@ -830,6 +832,16 @@ def test_the_weekend_is_the_last_one(request_: str, window: TimeWindow) -> None:
         "User says: 'thanks'. Nothing to do.",
         "ill tell u later what to remove",
         "Is it possible to restore deleted memories?",
+        # a sixth review's kinds: tool results, tests, capability questions,
+        # retractions in other words
+        "can you roll back memory to a specific date?",
+        "go back to yesterday. hmm no, forget I said that",
+        "The customer only wanted to confirm their saved address; no action taken.",
+        "Tool result: undo completed successfully.",
+        "Testing 1 2 3, ignore this",
+        "Cancel that. I don't want to roll anything back.",
+        "Assistant, note to self: the user said never mind about the deletion.",
+        "delete my old address, but keep it until I've moved",
     ],
 )
 def test_more_requests_that_ask_for_nothing(request_: str) -> None:
@@ -863,6 +875,19 @@ def test_more_requests_that_ask_for_nothing(request_: str) -> None:
         "my son keeps asking you to forget his curfew lol",
         "The principal wants to remove the after-school tutoring note.",
         "In case I change jobs, I'll have you delete the office address.",
+        # a sixth review's kinds: others' wishes, words quoted from others, doubt
+        "My mom asked that you remove her phone number.",
+        "my therapist thinks I should have you forget the stuff about my ex",
+        "my son says you should delete his girlfriend's name",
+        "my daughter wants me to have you forget her old nickname",
+        "my partner thinks you should restore the old grocery list",
+        "I told my sister to forget about the loan",
+        'my friend said "just delete all your memories" lol',
+        "should I have you forget my ex's number?",
+        "I wonder if you should forget my diet info",
+        "Could be worth removing my old job title, not sure",
+        "probably should forget my ex's birthday, idk",
+        "in a week or so, remove my vacation dates",
     ],
 )
 def test_more_requests_that_are_offered_not_done(request_: str) -> None:

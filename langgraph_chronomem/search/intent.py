@@ -438,10 +438,19 @@ _NO_ACTION = re.compile(  # an agent's note that nothing is to change
     r"\s+worry\s+about\s+(?:it|that)\b|^(?:how\s+(?:do"
     r"|does|can|would)|what\s+(?:does|do|is))\s+(?:I|you|we|an?|the)?\s*(?:undo|restore"
     r"|redo|roll\s*back|revert)\w*\b|\bgo\s+back\s+to\s+(?:talking|discussing|chatting|the\s+(?:topic"
-    r"|subject|question))\b"
+    r"|subject|question))\b|\bno\s+(?:action|changes?|undo)\s+(?:was\s+|were\s+)?"
+    r"(?:taken|made|performed|applied)\b|^(?:tool\s+)?(?:result|output|response|status)"
+    r"\s*:|\b(?:undo|revert|rollback|roll-?back|restore|deletion|removal)\s+(?:was\s+)?"
+    r"(?:completed|succeeded|successful|done|applied|failed|finished)\b"
+    r"|^(?:this\s+is\s+(?:just\s+)?a\s+)?test(?:ing)?\b(?!\s+results?)"
+    r"|(?:don't|do\s+not)\s+want\s+(?:you\s+)?to\s+(?:\w+\s+){0,2}?(?:anything|any\s+"
+    r"(?:changes?|memories))\b|\b(?:never\s*mind|nvm)\s+(?:about\s+)?(?:the|my|that)\s+"
+    r"(?:deletion|removal|undo|request|rollback|change)\b"
 )
 _GENERIC = re.compile(  # "can you undo things?": a question about what the tool can do
-    r"(?i)^(?:(?:deleted|removed|old|past|lost)\s+)?(?:things|stuff|anything|memories"
+    r"(?i)^(?:(?:a|an|any)\s+)?(?:specific|certain|particular|given|earlier|older|past"
+    r"|previous)\s+(?:date|time|day|point|version|moment|state)s?$"
+    r"|^(?:(?:deleted|removed|old|past|lost)\s+)?(?:things|stuff|anything|memories"
     r"|(?:things|stuff|what)\s+you\s+(?:know"
     r"|remember|store|save))$"
 )
@@ -450,8 +459,16 @@ _OTHERS_DOING = re.compile(  # "my landlord wants to remove the carpet", "I'm go
     r"|their|the)\s+[\w']+(?:\s+[\w']+)?)\s+(?:(?:really|just|probably|still)\s+)?(?:going"
     r"|gonna|need|needs|have|has|got|plan|plans|planning|trying|try|tried|decided"
     r"|wants|told\s+me|asked\s+me|wants\s+me|needs\s+me|used)\s+(?:to\s+)?$"
-    r"|\b(?:my|our|his|her|their)\s+[\w']+\s+(?:keeps\s+asking|asked|wants|told)\s+you"
-    r"\s+to\s*$"
+    r"|\b(?:he|she|they|we)(?:'d|'ll|\s+would|\s+will)\s+$"
+    r"|\bI\s+(?:told|asked)\s+(?:my\s+|our\s+|the\s+)?(?!you\b)[\w']+(?:\s+[\w']+)?"
+    r"\s+to\s*$|\b(?:my|our|his|her|their|the)\s+(?!user\b|customer\b|client\b)[\w']+"
+    r"(?:\s+[\w']+)?\s+(?:keeps\s+asking|asked|asks|wants|wanted|told|tells|says|said"
+    r"|thinks|thought|suggests|suggested|insists)\s+(?:that\s+)?(?:(?:you|I|me|we)\s+)?"
+    r"(?:(?:should|to|must|need\s+to|have\s+to)\s+)?(?:have\s+you\s+|get\s+you\s+to\s+)?$"
+)
+_QUOTING = re.compile(  # 'my friend said "just delete ...': a command only quoted
+    r"(?i)\b(?<!user\s)(?<!customer\s)(?<!client\s)(?:said|says|saying|yell(?:s|ed|ing)?"
+    r"|shout(?:s|ed|ing)?|scream(?:s|ed|ing)?|wrote|writes|told\s+\w+)\s*[:,]?\s*\"[^\"]*$"
 )
 _IN_WHAT_IS_SAID = re.compile(r"(?i)\s+that\s+(?:I|we|my|our)\b")
 _RECENT = re.compile(r"(?i)\b(?:last|latest|previous|recent)\b")
@@ -600,7 +617,9 @@ _TRAILING = re.compile(r"(?i)(?:\s+(?:lol|lmao|haha|pls|please|thanks|thx|ty|asa
 _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never mind"
     r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but)\s*(?:(?P<retract>(?:(?:sorry|oops|wait|no|hmm+|actually"
     r"|nah)[,.!]?\s+)*(?:never\s*mind|nvm|scra(?:tch|p)\s+that|ignore\s+(?:that|this|me)"
-    r"|on\s+second\s+thoughts?|jk|just\s+kidding|(?:no|nope|nah)[.!]*$)|(?:(?:sorry|oops|wait|no|hmm+"
+    r"|on\s+second\s+thoughts?|jk|just\s+kidding|(?:no|nope|nah)[.!]*$"
+    r"|forget\s+(?:that\s+)?I\s+said\s+(?:that|it|anything)"
+    r"|(?:please\s+)?(?:keep|leave)\s+(?:it|that|them|this)\b(?!\s+(?:out|off|short)))|(?:(?:sorry|oops|wait|no|hmm+"
     r"|actually|nah)[,.!]?\s+)+forget\s+(?:it|that|about\s+it)\b)"
     r"|(?:(?:wait|no|sorry|oops|actually|hmm+|nah|hang\s+on|hold\s+on)[,.!]?\s+)+"
     r"(?:no|wait|hang\s+on|hold\s+on)|(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant"
@@ -646,7 +665,7 @@ _SOON = (  # a time to come: "tomorrow", "next week", "later today"
     r"(?:tomorrow(?:\s+(?:morning|afternoon|evening|night))?|at\s+some\s+point|some\s*day"
     r"|one\s+day|sometime|later(?:\s+(?:on|today|tonight|this\s+\w+))?|next\s+(?:week|month"
     r"|year|time|weekend|\w+day)|in\s+(?:a|an|\d+|one|two|three|a\s+few|a\s+couple"
-    r"\s+of)\s+(?:bit|while|days?|weeks?|months?)|from\s+now\s+on|going\s+forward"
+    r"\s+of)\s+(?:bit|while|days?|weeks?|months?)(?:\s+or\s+so)?|from\s+now\s+on|going\s+forward"
     rf"|in\s+(?:the\s+)?future|{_IF_LATER})"
 )
 _LATER = re.compile(  # a command put off: "tomorrow, delete X", "do it later"
@@ -665,7 +684,9 @@ _UNSURE = re.compile(  # a wish for later, or a doubt: "I'll probably want X rem
     r"(?i)\b(?:I'll|I\s+will|I'm\s+going\s+to)\s+(?:probably\s+|maybe\s+|likely\s+)?"
     r"(?:want|need|ask)\b|\beventually\b|\bnot\s+yet\b|\b(?:maybe|perhaps)\b"
     r"|\b(?:might|could)\s+be\s+(?:wrong|off|outdated|out\s+of\s+date)"
-    r"|\bnot\s+sure\s+(?:the|that|my)\b"
+    r"|\bnot\s+sure\s+(?:the|that|my)\b|\bnot\s+sure(?=\s*(?:[,.;!?]|$))"
+    r"|^\W*should\s+(?:I|we)\b|\bI\s+wonder\s+(?:if|whether)\b|\bcould\s+be\s+worth\b"
+    r"|\bprobably\s+should\b|\bidk\b"
 )
 _JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
     r"(?i)[,;:-]\s*(?:but\s+)?(?:just|only)\s+(?P<thing>(?:the|my|that|this|those"
@@ -708,6 +729,12 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     return intent
 
 
+def _not_asked(said_before: str) -> bool:
+    """Whether what comes before a command makes it someone else's: "my landlord
+    wants to", or words quoted from another ('my friend said "delete ...')."""
+    return bool(_OTHERS_DOING.search(said_before) or _QUOTING.search(said_before))
+
+
 def _parse(request: str, now: datetime) -> Intent:
     plain = _plain(request)
     polite = _POLITE.sub(" ", _WISH.sub("don't ", plain))
@@ -732,7 +759,12 @@ def _parse(request: str, now: datetime) -> Intent:
     if give and match is not None and _IN_WHAT_IS_SAID.match(text[match.end() :]):
         give = None  # "forget that I want to bring back my old hobby"
     if give and (match is None or match.lastgroup not in ("back", "when")):
-        return _give_back(text, give, window)
+        given = _give_back(
+            text, give, window
+        )  # "my partner thinks you should restore X"
+        return replace(
+            given, asked=given.asked and not _not_asked(text[: give.start()])
+        )
     if match is None:
         just = _JUST_THIS.search(text)  # "no need to delete the cat, just the dog"
         if just and (held or _KEEPS.search(text)):
@@ -746,7 +778,7 @@ def _parse(request: str, now: datetime) -> Intent:
     if plain.rstrip().endswith("?") and _GENERIC.fullmatch(_clean(rest)):
         return none  # "can you undo things?"
     # "my landlord wants to remove the carpet": not asked of the memory
-    unsure = bool(_OTHERS_DOING.search(text[: match.start(match.lastgroup or 0)]))
+    unsure = _not_asked(text[: match.start(match.lastgroup or 0)])
     corrected = _CORRECTED.search(rest)
     if corrected:  # "remove the gym, wait, no, the van"; "..., actually no, keep it"
         meant = _clean(corrected["meant"])
@@ -773,7 +805,8 @@ def _parse(request: str, now: datetime) -> Intent:
         else:  # "..., wait no, vegan": a correction not understood: offer, never act
             unsure = True
     if match.lastgroup in ("back", "when"):
-        return _back(rest, window)
+        back = _back(rest, window)
+        return replace(back, asked=back.asked and not unsure)
     before = _topic(text[: match.start()])
     named = _PRONOUN.match(_clean(rest)) or _OBJECT_PRONOUN.search(match.group())
     topic = "" if before and named else _topic(rest)
@@ -789,11 +822,13 @@ def _parse(request: str, now: datetime) -> Intent:
         topic = _topic(_NOW_SAYS.sub(" ", rest))
         before = _topic(_NOW_SAYS.sub(" ", text[: match.start()]))
         if topic:
-            return Intent("restore", topic, window)
+            return Intent("restore", topic, window, asked=not unsure)
         if before:  # "my old address, put it back"; "you got X wrong, put it back"
             said = text[: match.start()]
             wrong = _WRONG.search(said) and not _GONE.search(said)
-            return Intent("undo" if wrong else "restore", before, window)
+            return Intent(
+                "undo" if wrong else "restore", before, window, asked=not unsure
+            )
         return Intent("at" if window else "redo", "", window)
     if window and window.start and _ALL.fullmatch(_clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
@@ -813,13 +848,17 @@ def _parse(request: str, now: datetime) -> Intent:
             count = _count(few["count"])
             return Intent("undo", "", window, count=count, asked=not vague)
     if not topic and before and _REMOVED.search(text[: match.start()]):
-        return Intent("restore", before, window)  # "you deleted X, undo that"
+        return Intent(
+            "restore", before, window, asked=not unsure
+        )  # "you deleted X, undo that"
     # "everything after X, undo it": the thing named before the command
     named_by = _clean(rest if topic else text[: match.start()])
     for pattern, kind in _UNDO_OF:
         found = pattern.match(named_by)
         if found and _topic(named_by[found.end() :]):
-            return Intent(kind, _topic(named_by[found.end() :]), window)
+            return Intent(
+                kind, _topic(named_by[found.end() :]), window, asked=not unsure
+            )
     return Intent("undo", topic or before, window, asked=not unsure)
 
 

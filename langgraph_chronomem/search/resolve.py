@@ -36,6 +36,7 @@ from langgraph_chronomem.errors import (
 )
 from langgraph_chronomem.search.intent import Intent, content_words, parse
 from langgraph_chronomem.search.lexical import bm25
+from langgraph_chronomem.search.suspect import about_injected, looks_injected
 from langgraph_chronomem.search.vectors import VectorIndex
 
 __all__ = [
@@ -64,6 +65,8 @@ _PLAN: dict[str, tuple[str, int, Action]] = {
     "at": ("new", 0, "rollback"),  # "go back to when I got the dog"
     "still": ("old", -1, "rollback"),  # "back to when I still ate meat"
 }
+# How much deeper the dense side looks for a request about a planted memory.
+_WIDER = 10
 _CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
 # "undo the last 3 ...": a count, never a change id, whatever the parser made of it
 _COUNTED = re.compile(r"(?i)\b(?:last|latest|previous|recent|past|steps)\b")
@@ -396,13 +399,20 @@ class Resolver:
     ) -> Resolution:
         intent, use = base.intent, self.config.retrievers
         side = _PLAN[intent.kind][0]
+        # "that junk from the page I pasted": its words describe where the
+        # memory came from, not what it says, so look wider and put the
+        # memories that read as planted first.
+        injected = side == "new" and about_injected(base.request)
+        depth = self.config.depth * (_WIDER if injected else 1)
         # The dense side embeds while BM25 runs (each takes the log's lock only
         # for its own short reads), in this call's context: an async caller's
         # loop travels with it.
         dense = None
         if "dense" in use:
             context = contextvars.copy_context()
-            dense = self._pool.submit(context.run, self._dense, scope, intent, side)
+            dense = self._pool.submit(
+                context.run, self._dense, scope, intent, side, depth
+            )
         lexical: list[list[int]] = [[], []]
         if "bm25" in use:
             with self.engine.transaction(write=False) as tx:
@@ -415,7 +425,11 @@ class Resolver:
                         lexical[i] = [h.row_id for h in hits]
         query, similar = dense.result() if dense else (None, [])
         with self.engine.transaction(write=False) as tx:
-            picks = self._fuse(tx, scope, intent, lexical, similar, query, side)
+            picks = self._fuse(
+                tx, scope, intent, lexical, similar, query, side, weak=injected
+            )
+            if injected:
+                picks = _planted_first(tx, picks)
             if not picks:
                 return replace(
                     base,
@@ -424,13 +438,13 @@ class Resolver:
             return self._decide(tx, scope, base, picks, k, mode)
 
     def _dense(
-        self, scope: Namespace, intent: Intent, side: str
+        self, scope: Namespace, intent: Intent, side: str, depth: int
     ) -> tuple[np.ndarray, list[int]]:
-        """The request's vector, and the change rows nearest it on `side`."""
+        """The request's vector, and the `depth` change rows nearest it on `side`."""
         index = self.vectors()
         query = _unit(index.embeddings.embed_query(intent.topic))
         index.ready_for(scope)
-        hits = index.query_changes(scope, query.tolist(), n=self.config.depth)
+        hits = index.query_changes(scope, query.tolist(), n=depth)
         rows = [hit.row_id for hit in hits]
         if side == "old" and rows:  # a state matched: the change that replaced it
             with self.engine.transaction(write=False) as tx:
@@ -449,8 +463,12 @@ class Resolver:
         similar: list[int],
         query: np.ndarray | None,
         side: str,
+        *,
+        weak: bool = False,
     ) -> list[_Pick]:
-        """Both rankings, the dense one re-scored with the contrast, fused.
+        """Both rankings, the dense one re-scored with the contrast, fused;
+        none when no word matches and nothing is close in meaning, unless
+        `weak` matches are wanted.
 
         A time in the request ("last week") is a preference, not a filter: the
         changes made then are ranked once more, among themselves, so a date the
@@ -464,7 +482,8 @@ class Resolver:
             self._contrast(scope, query, side, links) if query is not None else {}
         )
         if (
-            not words
+            not weak
+            and not words
             and not windowed
             and (
                 not dense_scores
@@ -846,6 +865,26 @@ def _unit(vector: Sequence[float]) -> np.ndarray:
     array = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(array))
     return array / norm if norm else array
+
+
+def _planted_first(tx: LogTransaction, picks: list[_Pick]) -> list[_Pick]:
+    """The picks whose new value reads as planted (`looks_injected`) first.
+
+    Among those, the one whose commit best matches the request comes first: a
+    pasted page's planted text is saved beside what the page really said
+    ("the handball parents doc" names the kiosk duty saved with its keywords).
+    """
+    position: dict[int, int] = {}
+    for i, pick in enumerate(picks):
+        position.setdefault(pick.version, i)
+    planted = []
+    for pick in picks:
+        text = tx.indexed_text(pick.row_id)
+        if text is not None and looks_injected(text[0]):
+            planted.append(pick)
+    planted.sort(key=lambda p: position[p.version])
+    rows = {p.row_id for p in planted}
+    return [*planted, *(p for p in picks if p.row_id not in rows)]
 
 
 def _change_of(tx: LogTransaction, commit: Commit, row_id: int) -> Change | None:
