@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from langgraph_chronomem.search.suspect import about_injected, looks_injected
+from langgraph_chronomem.search.suspect import about_injected, named_kind, planted
 
 
 @pytest.mark.parametrize(
@@ -27,7 +27,7 @@ from langgraph_chronomem.search.suspect import about_injected, looks_injected
 def test_text_for_the_assistant_or_stuffed_with_keywords_looks_planted(
     text: str,
 ) -> None:
-    assert looks_injected(text)
+    assert planted(text) is not None
 
 
 @pytest.mark.parametrize(
@@ -44,7 +44,7 @@ def test_text_for_the_assistant_or_stuffed_with_keywords_looks_planted(
     ],
 )
 def test_what_people_tell_an_assistant_does_not(text: str) -> None:
-    assert not looks_injected(text)
+    assert planted(text) is None
 
 
 @pytest.mark.parametrize(
@@ -75,3 +75,24 @@ def test_complaints_about_pasted_content(request_: str) -> None:
 )
 def test_other_requests_are_not(request_: str) -> None:
     assert not about_injected(request_)
+
+
+@pytest.mark.parametrize(
+    ("request_", "kind"),
+    [
+        ("that random keyword soup from the lab notes doc isnt about me", "keywords"),
+        ("a jumble of words from the tractor parts website got saved", "keywords"),
+        ("the mail had hidden text in it bossing you around", "instructions"),
+        ("that email telling you to erase my family stuff, remove it", "instructions"),
+        (
+            "the race page i pasted had something about wiping my memories",
+            "instructions",
+        ),
+        ("that junk from the forum page i pasted wasnt me", None),
+        ("hidden instructions and keyword spam from that page", None),
+    ],
+)
+def test_which_kind_of_planted_memory_a_complaint_names(
+    request_: str, kind: str | None
+) -> None:
+    assert named_kind(request_) == kind

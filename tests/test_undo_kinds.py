@@ -592,7 +592,8 @@ def test_a_memory_planted_by_pasted_content_is_found_by_where_it_came_from(
 ) -> None:
     """ "That junk from the doc I pasted": the words say where it came from, not
     what it says; the memories that read as planted come first, the one saved
-    with what the request names before the other."""
+    with what the request names before the other, and it is undone alone only
+    when the request says which kind and one memory reads so."""
     oskar = ("memories", "oskar")
     history = [
         [
@@ -632,5 +633,9 @@ def test_a_memory_planted_by_pasted_content_is_found_by_where_it_came_from(
         )
         assert hidden.best is not None
         assert hidden.best.changes[0].key == key("note")
-        result = store.apply(oskar, keyword_junk, choice=0)
+        # each names one kind, and one memory reads so: sure enough to act alone
+        assert keyword_junk.decided and hidden.decided
+        vague = store.resolve(oskar, "that junk from the doc I pasted, get rid of it")
+        assert not vague.decided  # keywords or instructions? offered
+        result = store.apply(oskar, keyword_junk)
         assert [c.key for c in result.changes] == [key("profile")]

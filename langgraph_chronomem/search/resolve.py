@@ -26,7 +26,11 @@ from typing import Any, Literal
 import numpy as np
 
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.describe import change_text, describe_change
+from langgraph_chronomem.engine.describe import (
+    change_text,
+    describe_change,
+    full_text,
+)
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
 from langgraph_chronomem.errors import (
@@ -36,7 +40,12 @@ from langgraph_chronomem.errors import (
 )
 from langgraph_chronomem.search.intent import Intent, content_words, parse
 from langgraph_chronomem.search.lexical import bm25
-from langgraph_chronomem.search.suspect import about_injected, looks_injected
+from langgraph_chronomem.search.suspect import (
+    Planted,
+    about_injected,
+    named_kind,
+    planted,
+)
 from langgraph_chronomem.search.vectors import VectorIndex
 
 __all__ = [
@@ -428,14 +437,15 @@ class Resolver:
             picks = self._fuse(
                 tx, scope, intent, lexical, similar, query, side, weak=injected
             )
+            complaint = None
             if injected:
-                picks = _planted_first(tx, picks)
+                picks, complaint = _planted_first(tx, picks, named_kind(base.request))
             if not picks:
                 return replace(
                     base,
                     reason=f"nothing in this memory's history matches {intent.topic!r}",
                 )
-            return self._decide(tx, scope, base, picks, k, mode)
+            return self._decide(tx, scope, base, picks, k, mode, complaint)
 
     def _dense(
         self, scope: Namespace, intent: Intent, side: str, depth: int
@@ -567,17 +577,22 @@ class Resolver:
         picks: list[_Pick],
         k: int,
         mode: Mode,
+        complaint: _Complaint | None = None,
     ) -> Resolution:
         """Turn the best picks into candidates, and decide whether to act alone.
 
         What acting would change is worked out for the `k` returned only: for a
-        rollback thousands of versions back it is the costly part.
+        rollback thousands of versions back it is the costly part. A complaint
+        about a planted memory keeps its order (a rerank of the request's words
+        against the memory's is what fails there) and has its own rule.
         """
         kind = base.intent.kind
         side, offset, action = _PLAN[kind]
         if mode != "auto" and kind in ("undo", "restore", "before"):
             action = mode
-        ranker = self.load_ranker() if self.config.rerank_top else None
+        ranker = (
+            self.load_ranker() if self.config.rerank_top and not complaint else None
+        )
         wanted = max(k, self.config.rerank_top) if ranker is not None else k
         found: list[Candidate] = []
         passages: list[str] = []  # what the rerank reads: the matched side's text
@@ -615,7 +630,10 @@ class Resolver:
         candidates = [self._effect(tx, scope, base.head, c) for c in found[:k]]
         if not candidates:
             return replace(base, reason="nothing matched")
-        decided, reason = self._sure(candidates)
+        if complaint is None:
+            decided, reason = self._sure(candidates)
+        else:
+            decided, reason = _sure_of_planted(complaint, candidates[0])
         offered = self._offered(base.intent, candidates) if decided else None
         if offered:
             decided, reason = False, offered
@@ -867,24 +885,63 @@ def _unit(vector: Sequence[float]) -> np.ndarray:
     return array / norm if norm else array
 
 
-def _planted_first(tx: LogTransaction, picks: list[_Pick]) -> list[_Pick]:
-    """The picks whose new value reads as planted (`looks_injected`) first.
+@dataclass(frozen=True)
+class _Complaint:
+    """A request about a planted memory: the kind it names, if one, and the
+    kinds of the picks that read as planted."""
 
-    Among those, the one whose commit best matches the request comes first: a
+    named: Planted | None
+    kinds: tuple[Planted, ...]
+
+
+def _planted_first(
+    tx: LogTransaction, picks: list[_Pick], named: Planted | None
+) -> tuple[list[_Pick], _Complaint]:
+    """The picks whose new value reads as planted (`suspect.planted`) first,
+    those of the kind the request names before the others.
+
+    Within each, the one whose commit best matches the request comes first: a
     pasted page's planted text is saved beside what the page really said
     ("the handball parents doc" names the kiosk duty saved with its keywords).
     """
     position: dict[int, int] = {}
     for i, pick in enumerate(picks):
         position.setdefault(pick.version, i)
-    planted = []
+    found: dict[int, Planted] = {}
     for pick in picks:
         text = tx.indexed_text(pick.row_id)
-        if text is not None and looks_injected(text[0]):
-            planted.append(pick)
-    planted.sort(key=lambda p: position[p.version])
-    rows = {p.row_id for p in planted}
-    return [*planted, *(p for p in picks if p.row_id not in rows)]
+        kind = planted(text[0]) if text is not None else None
+        if kind is not None:
+            found[pick.row_id] = kind
+    first = sorted(
+        (p for p in picks if p.row_id in found),
+        key=lambda p: (found[p.row_id] != named, position[p.version]),
+    )
+    rest = [p for p in picks if p.row_id not in found]
+    return [*first, *rest], _Complaint(named, tuple(found.values()))
+
+
+def _sure_of_planted(complaint: _Complaint, best: Candidate) -> tuple[bool, str]:
+    """Act alone on a complaint about a planted memory only when it names the
+    kind ("keyword soup", "hidden instructions") and one memory reads so."""
+    if best.action != "revert":
+        return False, "going back in time over a planted memory is confirmed first"
+    if complaint.named is None:
+        return False, (
+            "the request is about something pasted, but not whether keywords or "
+            "instructions: more than one memory may be meant"
+        )
+    kind = planted(full_text(best.changes[0].new))
+    if kind != complaint.named:
+        return False, f"no memory that reads as planted {complaint.named} was found"
+    if complaint.kinds.count(kind) > 1:
+        return False, f"several memories read as planted {kind}"
+    if not best.diff and not best.conflicts:
+        return False, "acting on the best match would change nothing"
+    return (
+        True,
+        f"sure: the one memory that reads as planted {kind}, as the request says",
+    )
 
 
 def _change_of(tx: LogTransaction, commit: Commit, row_id: int) -> Change | None:
