@@ -99,7 +99,8 @@ _CALL = re.compile(  # an agent's spelling: "delete_memory: ...", "memory_delete
 
 
 _CALLED = re.compile(  # an agent's call written out: undo_memory(request="...")
-    r"""(?is)^\s*\w*memor(?:y|ies)\w*\s*\(\s*(?:\w+\s*=\s*)?(["'])(?P<said>.*)\1\s*\)\s*$"""
+    r"""(?is)^\s*(?P<tool>\w*memor(?:y|ies)\w*)\s*\(\s*(?:\w+\s*=\s*)?(["'])(?P<said>.*)\2"""
+    r"\s*\)\s*$"
 )
 
 
@@ -117,6 +118,21 @@ def _said_in(value: object) -> str | None:
     return next(filter(None, map(_said_in, value.values())), None)
 
 
+_BACK_2 = re.compile(r"(?i)\b(back)\s+2\s+(?=(?:when|before|after|how|the\s+way)\b)")
+
+
+def _asked_of(tool: str, said: str) -> str:
+    """What a call of an undo tool asks: its request, or, when that only names a
+    memory ("user lives in Austin"), forgetting it."""
+    undoing = re.search(r"(?i)undo|delete|forget|remove|erase", tool)
+    names = (
+        content_words(said)
+        and not said.rstrip().endswith("?")
+        and not _NOTHING.match(said.strip())
+    )
+    return f"forget {said}" if undoing and names and not _COMMAND.search(said) else said
+
+
 def _plain(text: str) -> str:
     """`text` with typographic quotes and dashes made plain, chat spellings
     ("can u", "dont") written out, and an agent's spellings read as said:
@@ -125,11 +141,19 @@ def _plain(text: str) -> str:
     text = text.translate(_PLAIN)
     called = _CALLED.match(text)
     if called:
-        text = called["said"]
+        text = _asked_of(called["tool"], called["said"])
     elif text.lstrip().startswith("{"):
         with contextlib.suppress(ValueError):
-            text = _said_in(json.loads(text)) or text
+            value = json.loads(text)
+            said = _said_in(value)
+            tool = (
+                value.get("tool") or value.get("name")
+                if isinstance(value, dict)
+                else None
+            )
+            text = text if said is None else _asked_of(str(tool or ""), said)
     text = _CALL.sub(lambda m: m[1] or m[2], text)
+    text = _BACK_2.sub(r"\1 to ", text)  # "go back 2 when ..."
     return _CHAT_WORD.sub(lambda m: _CHAT[m.group().lower()], text)
 
 
@@ -152,8 +176,8 @@ _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"\s+my\s+mind|nope|no(?=\s*[,.!]|\s+(?:no|wait|put|bring|undo|get|keep|leave)\b)|never\s*mind|wrong"
     r"|you\s+got\s+(?:it|that)\s+wrong|I\s+(?:didn't|did\s+not|never)\s+(?:mean|want"
     r"|ask)\s+(?:for\s+)?you\s+to\s+(?:delete|remove|forget|drop|erase|wipe|undo|revert"
-    r"|change)\s+(?:that|it|this|them)"
-    r"|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:not\s+)?"
+    r"|change)\s+(?:that|it|this|them)|I\s+(?:didn't|did\s+not)\s+mean\s+(?:that|it|this)"
+    r"(?=\s*[,.!;:-])|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:not\s+)?"
     r"(?:wrong|right|true|correct|incorrect|a\s+mistake))\b)*[\s,.!;:-]*"
     r"(?:I\s+(?:never|didn't|did\s+not)\s+(?:say|said|tell\s+you|told\s+you"
     r"|mention(?:ed)?)(?:\s+that)?\b(?!\s+to\b))?"  # not "I never told you to"
@@ -178,7 +202,7 @@ _VERB = (
     r"|how)\s+(?:it|they|things|everything)\s+(?:was|were)(?=\s+(?:when|before)\b)"
     rf"|(?:put|set|get|make|have)\s+(?:{_WHOM}\s+)?(?:back\s+)?(?:to\s+)?(?:just\s+)?"
     r"(?:like|as|how)\s+(?:it|they|things|everything)\s+(?:was|were)"
-    r"(?=\s+(?:right\s+|just\s+)?(?:when|before|after)\b)"
+    r"(?=\s+(?:right\s+|just\s+)?(?:when|before|after)\b|\s*[.!?]*\s*$)"
     rf"|(?:put|set|get|make|have)\s+(?:{_WHOM}\s+)?(?:back\s+)?(?:just\s+)?(?:like|as)"
     r"(?=\s+(?:right\s+|just\s+)?(?:before|after|when)\b)"
     rf"|(?:I\s+(?:want|need|would\s+like)|I'd\s+like)\s+{_WHOM}\s+(?:back\s+)?(?:to\s+be\s+)?"
@@ -205,6 +229,7 @@ _VERB = (
     r"|written(?:\s+down)?|recorded)|shouldn't\s+be\s+(?:saved|stored|in\s+there)"
     r"|(?:take|change|set|roll|go)\s+(?:it|that|this|me|us|things)\s+back)"
 )
+_COMMAND = re.compile(rf"(?i)\b(?:{_VERB})\b")  # any command, anywhere
 _EMOJI = "[\U0001f300-\U0001faff\u2600-\u27bf]"
 _CLAUSES = [
     re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-+\s*|{_EMOJI}\s*)(?:{_VERB})\b"),
@@ -217,7 +242,7 @@ _CLAUSES = [
 ]
 _BACK_KEY = re.compile(
     r"(?i)\s*(?:(?:how|the\s+way)\s+(?:it|they|things|everything|it\s+all)\s+"
-    r"(?:was|were|stood|looked|used\s+to\s+be)\s+)?"
+    r"(?:was|were|stood|looked|used\s+to\s+be)(?:\s+|\s*$))?"
     r"(?:(?:the|a|their|its|my|your)\s+(?:last\s+)?(?:time|point|version|state|moment"
     r"|days?)\s+(?:(?:that\s+)?(?:it|they)\s+(?:was|were)\s+(?:in\s+)?)?)?"
     r"(?:from\s+)?(?:(?:right|just|shortly|exactly|immediately)\s+)?"
@@ -370,8 +395,10 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
 _GIVE_BACK = re.compile(  # "put my old job back", "I need those notes again"
     r"(?i)\b(?:(?:change|set|turn|switch|put)\s+(?P<was>[^,.!?;]{1,60}?)\s+back\s+(?:to\s+)?"
     r"(?:what|how|the\s+way)\s+(?:it|they)\s+(?:was|were|used\s+to\s+be)(?:\s+before)?$"
-    r"|(?:change|set|turn|switch|put)\s+(?P<field>(?!(?:it|that|this|them|me|us|things"
-    r"|everything)\b)[^,.!?;]{1,60}?)\s+back\s+to\s+(?P<value>(?!(?:what|how|the\s+way"
+    r"|(?:change|set|turn|switch|put|revert|reset)\s+(?P<field>(?!(?:it|that|this|them|me"
+    r"|us|things|everything|memory|memories|yourself)\b)[^,.!?;]{1,60}?)\s+(?:back\s+to"
+    r"|to(?=\s+(?:the|my|its|their|his|her)\s+(?:old|previous|original|earlier|former"
+    r"|prior)\b))\s+(?P<value>(?!(?:what|how|the\s+way"
     r"|when|before|after|the\s+(?:time|point|day|version))\b)[^,.!?;]{1,60})|(?:i\s+)?(?:want|need|'d\s+like|would\s+like)\s+(?:it|that|this|them"
     r"|those|him|her)\s+back|(?<!\bI\s)(?<!\bwe\s)(?:put|putting|bring|bringing|get"
     r"|getting|add|give\s+me"
@@ -403,7 +430,9 @@ _REMOVAL = re.compile(  # "undo deleting X", "reverse the removal of X": a resto
 )
 _SINCE = re.compile(  # "undo everything since X": everything after it, so before X
     r"(?i)^(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?"
-    r"|every\s+change|whatever\s+(?:you|I)\s+\w+)\s+(?:since|after|from\s+the\s+(?:point"
+    r"|every\s+change|(?:whatever|everything|all|anything)\s+(?:(?:that\s+)?(?:you|I)"
+    r"(?:'ve|\s+have)?\s+\w+|(?:that\s+)?(?:was|got|has\s+been)\s+\w+))\s+(?:since|after"
+    r"|from\s+the\s+(?:point"
     r"|moment|time|day)\s+(?:where|when|that))\s+"
 )
 _REPLACING = re.compile(  # "undo the change that replaced X": a restore of X

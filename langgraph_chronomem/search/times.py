@@ -201,6 +201,12 @@ def _window(rel: str | None, start: datetime, end: datetime) -> TimeWindow:
     return TimeWindow(*bounds.get(" ".join((rel or "").lower().split()), (start, end)))
 
 
+_CLOCK = re.compile(  # an hour ending the phrase: "last Tuesday at 5pm."
+    r"(?i)\s*(?:(?:at|around|by)\s+)?(?:\d{1,2}(?:[:.]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)"
+    r"|noon|midnight)(?=\s*(?:[,;!?]|\.(?!\w)|$))"
+)
+
+
 def take_time(text: str, now: datetime) -> tuple[str, TimeWindow | None]:
     """`text` without its first time phrase, and that phrase's window (`None`
     if it has none); "Feb 30" is no time and leaves `text` as it is."""
@@ -214,6 +220,9 @@ def take_time(text: str, now: datetime) -> tuple[str, TimeWindow | None]:
                 span = None
             if span is None:  # "Feb 30": not a date, and no weaker reading either
                 return text, None
-            rest = text[: match.start()] + " " + text[match.end() :]
+            # "last Tuesday at 5pm": the day is the window; its hour goes with it
+            clock = _CLOCK.match(text, match.end())
+            end = clock.end() if clock else match.end()
+            rest = text[: match.start()] + " " + text[end:]
             return rest, _window(match["rel"], *span)
     return text, None
