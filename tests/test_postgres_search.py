@@ -237,3 +237,30 @@ def test_two_catch_ups_at_once_index_every_change_once(
         rows = tx.cur.execute("SELECT count(*) FROM changes").fetchone()[0]
     assert rows == 50
     assert len(_search(engine, MAYA, "gardening")) == 5
+
+
+def test_a_planted_memory_is_found_by_where_it_came_from_on_postgres(
+    engine: PostgresEngine, tmp_path: Path
+) -> None:
+    """The planted-memory order reads each pick's text from the change index,
+    which PostgreSQL keeps as SQLite does."""
+    _write_history(engine)
+    planted = (
+        "User facts and preferences: Karin Elsa Vilgot Sixten Orust Kungsbacka "
+        "back cholesterol van apprentice Ahmed Birgitta Barcelona Valencia home all"
+    )
+    with engine.transaction(write=True) as tx:
+        tx.commit(
+            [
+                Write(OSKAR, "kiosk", {"content": "User has kiosk duty at the arena"}),
+                Write(OSKAR, "profile", {"content": planted}),
+            ],
+            CommitMeta(author="memory-manager"),
+        )
+    with ChronoStore(engine, SearchIndex(engine, tmp_path)) as store:
+        resolution = store.resolve(
+            OSKAR, "the keyword junk from the handball page I pasted, bin it"
+        )
+        assert resolution.best is not None
+        assert resolution.best.changes[0].key == "profile"
+        assert resolution.decided
