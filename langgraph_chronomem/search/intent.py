@@ -319,7 +319,9 @@ _STOPWORDS = frozenset(
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _EXCEPT = re.compile(  # "the gym, not the cat", "the diet (not the allergy!)"
-    r"(?i)\s*(?:[,;]\s*(?:but\s+)?not\s+(?:the|my|his|her|our|their|that|this)\s+"
+    r"(?i)\s*(?:(?:[,;]\s*)?(?:apart\s+from|except(?:\s+for)?|other\s+than|besides)\s+"
+    r"(?:the|my|his|her|our|their|that|this)\s+[^,.;!?()]{1,40}|[,;]\s*(?:but\s+)?not\s+"
+    r"(?:the|my|his|her|our|their|that|this)\s+"
     r"[^,.;!?()]{1,40}|\(\s*not\s+[^()]{1,40}\)?)[!.]*\s*$"
 )
 _REFERS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)$")

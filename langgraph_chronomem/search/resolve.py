@@ -634,16 +634,24 @@ class Resolver:
             decided, reason = self._sure(candidates)
         else:
             decided, reason = _sure_of_planted(complaint, candidates[0])
-        offered = self._offered(base.intent, candidates) if decided else None
+        offered = (
+            self._offered(base.intent, candidates, few_words=complaint is None)
+            if decided
+            else None
+        )
         if offered:
             decided, reason = False, offered
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
 
-    def _offered(self, intent: Intent, candidates: Sequence[Candidate]) -> str | None:
+    def _offered(
+        self, intent: Intent, candidates: Sequence[Candidate], *, few_words: bool = True
+    ) -> str | None:
         """Why a sure match is offered rather than acted on, if it is: what
-        the request asks for, and whether its few words pick one memory."""
+        the request asks for, and (with `few_words`) whether its few words
+        pick one memory; a complaint about a planted memory is picked by the
+        memory's shape, not by its words."""
         if not intent.asked:
             return "the request names a memory, not clearly asking to change it now"
         if intent.kind not in self.config.act_on:
@@ -655,10 +663,14 @@ class Resolver:
             return f"{what} is confirmed first (ResolverConfig.act_on)"
         words = len(set(content_words(intent.topic)))
         best, *others = candidates
-        if words < self.config.act_words and any(
-            not set(c.items) & set(best.items)
-            and c.scores.coverage >= best.scores.coverage
-            for c in others
+        if (
+            few_words
+            and words < self.config.act_words
+            and any(
+                not set(c.items) & set(best.items)
+                and c.scores.coverage >= best.scores.coverage
+                for c in others
+            )
         ):
             return (
                 f"the request names what it means in {words} word(s), and other "

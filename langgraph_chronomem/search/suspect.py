@@ -91,19 +91,33 @@ _SOURCE = (
 _JUNK = (
     r"(?:junk|garbage|rubbish|nonsense|gibberish|spam|soup|jumble|word\s+salad|crap)"
 )
-_PLANTED = re.compile(
-    r"(?i)\bkey\s?words?\b|\bseo\b|\bhidden\s+(?:\w+\s+){0,2}?(?:text|instructions?"
-    r"|stuff|message|prompt|words?|bits?)\b|\binstructions?\s+(?:hidden|buried|aimed"
-    r"|meant|addressed|written|for\s+(?:you|u|the\s+ai|the\s+assistant))\b"
-    r"|\bboss(?:ing|ed)?\s+(?:you|u)\s+around\b|\b(?:telling|ordering|instructing)"
-    r"\s+(?:you|u)\s+to\b|\btalking\s+to\s+(?:ai|the\s+ai|you|u|the\s+assistant)\b"
-    r"|\bprompt\s+injection\b|\binjected\b|\bplanted\b|\bhijack"
+_KEYWORD_WORDS = (
+    r"\bkey\s?words?\b|\bseo\b|\bsearch\s+(?:words|terms)\b|\bjumble\b|\bsoup\b"
+    r"|\bword\s+salad\b|\brandom\s+words\b|\blists?\s+of\s+names\b"
+    r"|\bwords\s+that\s+(?:mean|meant)\s+nothing\b|\bmeaningless\s+words\b"
 )
-_FROM_SOURCE = re.compile(rf"(?i)\b{_JUNK}\b[^.!?]{{0,60}}\b{_SOURCE}\b")
+_YOU = r"(?:you|u|the\s+ai|the\s+assistant|the\s+bot)"
+_INSTRUCTION_WORDS = (
+    r"\binstructions?\b|\bhidden\s+(?:\w+\s+){0,2}?(?:text|message|prompt|orders?"
+    r"|commands?)\b|\bboss(?:ing|ed)?\s+(?:you|u)\s+around\b|\b(?:telling|ordering"
+    rf"|instructing)\s+{_YOU}\s+(?:to|what\s+to)\b|\btalking\s+to\s+(?:ai|{_YOU})\b"
+    rf"|\b(?:giving|gave)\s+{_YOU}\s+orders\b|\borders\s+for\s+{_YOU}\b|\b(?:message"
+    rf"|text|note|bit)\s+(?:in\s+it\s+)?(?:meant|aimed|written)\s+(?:for|at)\s+{_YOU}\b"
+    r"|\bprompt\s+injection\b|\b(?:wiping|erasing|deleting|removing)\s+(?:my|all)\s+"
+    r"(?:\w+\s+)?memor(?:y|ies)\b"
+)
+_PLANTED = re.compile(
+    rf"(?i){_KEYWORD_WORDS}|{_INSTRUCTION_WORDS}|\bhidden\s+(?:\w+\s+){{0,2}}?(?:stuff"
+    r"|words?|bits?|lines?|content)\b|\bsomething\s+hidden\b|\binjected\b|\bplanted\b"
+    r"|\bhijack"
+)
+_FROM_SOURCE = re.compile(rf"(?i)\b{_JUNK}\b[^.!?]{{0,60}}\b(?:{_SOURCE}|notes)\b")
 _DISOWNED = re.compile(
     r"(?i)\b(?:not\s+mine|isn'?t\s+mine|wasn'?t\s+(?:me|mine)|not\s+(?:about|from)\s+me"
     r"|never\s+(?:said|wrote|asked|told)|didn'?t\s+(?:say|write)|not\s+my\s+"
-    r"(?:note|words|doing))\b"
+    r"(?:note|words|doing)|nothing\s+to\s+do\s+with\s+me)\b"
+    r"|\bwhatever\s+(?:it|that|they)\s+(?:left|put|added|saved|planted|stuck|made\s+"
+    r"(?:you|u)\s+save)\b"
 )
 _A_SOURCE = re.compile(rf"(?i)\b{_SOURCE}\b")
 
@@ -119,17 +133,8 @@ def about_injected(request: str) -> bool:
     )
 
 
-_SAYS_KEYWORDS = re.compile(
-    r"(?i)\bkey\s?words?\b|\bseo\b|\bjumble\b|\bsoup\b|\bword\s+salad\b"
-    r"|\brandom\s+words\b|\blists?\s+of\s+names\b"
-)
-_SAYS_INSTRUCTIONS = re.compile(
-    r"(?i)\binstructions?\b|\bhidden\s+(?:\w+\s+){0,2}?(?:text|message|prompt)\b"
-    r"|\bboss(?:ing|ed)?\s+(?:you|u)\s+around\b|\b(?:telling|ordering|instructing)\s+"
-    r"(?:you|u)\s+to\b|\btalking\s+to\s+(?:ai|the\s+ai|you|u|the\s+assistant)\b"
-    r"|\bprompt\s+injection\b|\b(?:wiping|erasing|deleting|removing)\s+(?:my|all)\s+"
-    r"(?:\w+\s+)?memor(?:y|ies)\b"
-)
+_SAYS_KEYWORDS = re.compile(rf"(?i){_KEYWORD_WORDS}")
+_SAYS_INSTRUCTIONS = re.compile(rf"(?i){_INSTRUCTION_WORDS}")
 
 
 def named_kind(request: str) -> Planted | None:
