@@ -842,6 +842,17 @@ def test_the_weekend_is_the_last_one(request_: str, window: TimeWindow) -> None:
         "Cancel that. I don't want to roll anything back.",
         "Assistant, note to self: the user said never mind about the deletion.",
         "delete my old address, but keep it until I've moved",
+        # a seventh review's kinds: nothing as the object, log lines, approval,
+        # hypotheticals, retractions at the end
+        "Delete nothing.",
+        "Undo nothing, I was just testing.",
+        "2026-06-09T14:02:11Z INFO memory.undo id=88 status=ok",
+        "WARN: undo requested but no matching memory found",
+        "it's ok that you saved my address, i don't mind",
+        "Suppose I wanted you to forget my ex, how would I do that?",
+        "Can you undo things? How does that work?",
+        "remove the note about my knee jk",
+        "Restore my old number. Oh wait, no, the new one is right.",
     ],
 )
 def test_more_requests_that_ask_for_nothing(request_: str) -> None:
@@ -888,6 +899,13 @@ def test_more_requests_that_ask_for_nothing(request_: str) -> None:
         "Could be worth removing my old job title, not sure",
         "probably should forget my ex's birthday, idk",
         "in a week or so, remove my vacation dates",
+        # a seventh review's kinds
+        "my boyfriend wants me to make you forget about my ex",
+        "My brother reckons you ought to bring back my old mobile number.",
+        "Agent note: user may want the salary memory removed; awaiting confirmation.",
+        "Next week I want you to delete my travel plans.",
+        "My sister keeps saying 'just forget about him' but I can't.",
+        "the thing about me being fired... not sure I want that saved",
     ],
 )
 def test_more_requests_that_are_offered_not_done(request_: str) -> None:
@@ -952,6 +970,9 @@ def test_more_requests_that_are_offered_not_done(request_: str) -> None:
          Intent("undo", "user prefers vegan meals")),
         ('undo_memory(request="thanks")', Intent("none", "")),
         ("forget my 5pm meeting", Intent("undo", "my 5pm meeting")),
+        ("Don't forget to delete my old address.", Intent("undo", "my old address")),
+        ("plese delet the memmory about my diabetis", Intent("undo", "my diabetis")),
+        ("if you saved my password, delete it", Intent("undo", "my password")),
     ],
 )  # fmt: skip
 def test_more_ways_to_say_which_change(request_: str, meant: Intent) -> None:

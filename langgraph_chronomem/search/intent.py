@@ -81,6 +81,8 @@ class Intent:
 _PLAIN = str.maketrans("\u2018\u2019\u201c\u201d\u2013\u2014", "''\"\"--")
 _CHAT = {  # how people type to an assistant, and what the patterns expect
     "u": "you", "ya": "you", "ur": "your", "pls": "please", "plz": "please",
+    "plese": "please", "pleas": "please", "pleeze": "please", "forgt": "forget",
+    "frget": "forget", "foget": "forget", "memmory": "memory", "memroy": "memory",
     "thx": "thanks", "abt": "about", "cuz": "because", "coz": "because",
     "dont": "don't", "didnt": "didn't",
     "doesnt": "doesn't", "wasnt": "wasn't", "isnt": "isn't", "arent": "aren't",
@@ -159,6 +161,7 @@ def _plain(text: str) -> str:
 
 _POLITE = re.compile(
     r"(?i)\b(?:please|pls|kindly|possibly|(?:would|do)\s+you\s+mind|^mind(?=\s+\w+ing\b)"
+    r"|(?:and\s+)?(?:don't|do\s+not)\s+forget\s+to(?=\s+(?:delete|remove|erase|undo|drop))"
     r"|(?:can|could|would|will)\s+you|(?:can|could|shall)\s+we"
     r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
     r"|^I\s+(?:want|need|'d\s+like|would\s+like)\s+you\s+to"
@@ -180,7 +183,9 @@ _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
     r"(?=\s*[,.!;:-])|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:not\s+)?"
     r"(?:wrong|right|true|correct|incorrect|a\s+mistake))\b)*[\s,.!;:-]*"
     r"(?:I\s+(?:never|didn't|did\s+not)\s+(?:say|said|tell\s+you|told\s+you"
-    r"|mention(?:ed)?)(?:\s+that)?\b(?!\s+to\b))?"  # not "I never told you to"
+    r"|mention(?:ed)?)(?:\s+that)?\b(?!\s+to\b)"  # not "I never told you to"
+    r"|if\s+you(?:'ve|\s+have)?\s+(?:saved|stored|kept|recorded|noted|got|still\s+have"
+    r"|have)\b)?"  # "if you saved my password, delete it": what is, not what may be
 )
 _WHOM = (
     r"(?:me|us|it(?:\s+all)?|all(?:\s+of\s+it)?|things|everything|yourself|itself"
@@ -474,6 +479,11 @@ _NO_ACTION = re.compile(  # an agent's note that nothing is to change
     r"\s*:|\b(?:undo|revert|rollback|roll-?back|restore|deletion|removal)\s+(?:was\s+)?"
     r"(?:completed|succeeded|successful|done|applied|failed|finished)\b"
     r"|^(?:this\s+is\s+(?:just\s+)?a\s+)?test(?:ing)?\b(?!\s+results?)"
+    r"|^\W*(?:undo|delete|remove|forget|erase|restore|revert)\s+nothing\b"
+    r"|^\W*\d{4}-\d{2}-\d{2}[t\s]\d|^\W*(?:info|warn(?:ing)?|error|debug|event|trace)\b"
+    r"[\s:]|\b\w+=\w+\s+\w+=\w+|\b(?:it's|it\s+is|that's|that\s+is)\s+(?:ok(?:ay)?|fine"
+    r"|alright|all\s+right)\s+(?:that\s+)?you\s+(?:saved|kept|stored|remember(?:ed)?"
+    r"|know)\b|^(?:suppose|imagine|hypothetically|what\s+if|say)\b[^.!]*\?\s*$"
     r"|(?:don't|do\s+not)\s+want\s+(?:you\s+)?to\s+(?:\w+\s+){0,2}?(?:anything|any\s+"
     r"(?:changes?|memories))\b|\b(?:never\s*mind|nvm)\s+(?:about\s+)?(?:the|my|that)\s+"
     r"(?:deletion|removal|undo|request|rollback|change)\b"
@@ -494,12 +504,14 @@ _OTHERS_DOING = re.compile(  # "my landlord wants to remove the carpet", "I'm go
     r"|\bI\s+(?:told|asked)\s+(?:my\s+|our\s+|the\s+)?(?!you\b)[\w']+(?:\s+[\w']+)?"
     r"\s+to\s*$|\b(?:my|our|his|her|their|the)\s+(?!user\b|customer\b|client\b)[\w']+"
     r"(?:\s+[\w']+)?\s+(?:keeps\s+asking|asked|asks|wants|wanted|told|tells|says|said"
-    r"|thinks|thought|suggests|suggested|insists)\s+(?:that\s+)?(?:(?:you|I|me|we)\s+)?"
-    r"(?:(?:should|to|must|need\s+to|have\s+to)\s+)?(?:have\s+you\s+|get\s+you\s+to\s+)?$"
+    r"|thinks|thought|suggests|suggested|insists|reckons|believes|feels)\s+(?:that\s+)?"
+    r"(?:(?:you|I|me|we)\s+)?(?:(?:should|to|must|need\s+to|have\s+to|ought\s+to)\s+)?"
+    r"(?:have\s+you\s+|get\s+you\s+to\s+|make\s+you\s+)?$"
 )
 _QUOTING = re.compile(  # 'my friend said "just delete ...': a command only quoted
     r"(?i)\b(?<!user\s)(?<!customer\s)(?<!client\s)(?:said|says|saying|yell(?:s|ed|ing)?"
-    r"|shout(?:s|ed|ing)?|scream(?:s|ed|ing)?|wrote|writes|told\s+\w+)\s*[:,]?\s*\"[^\"]*$"
+    r"|shout(?:s|ed|ing)?|scream(?:s|ed|ing)?|wrote|writes|told\s+\w+)\s*[:,]?\s*"
+    r"(?:\"[^\"]*|'[^']*)$"
 )
 _IN_WHAT_IS_SAID = re.compile(r"(?i)\s+that\s+(?:I|we|my|our)\b")
 _RECENT = re.compile(r"(?i)\b(?:last|latest|previous|recent)\b")
@@ -646,13 +658,14 @@ _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made
 )
 _TRAILING = re.compile(r"(?i)(?:\s+(?:lol|lmao|haha|pls|please|thanks|thx|ty|asap))+$")
 _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never mind"
-    r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but)\s*(?:(?P<retract>(?:(?:sorry|oops|wait|no|hmm+|actually"
-    r"|nah)[,.!]?\s+)*(?:never\s*mind|nvm|scra(?:tch|p)\s+that|ignore\s+(?:that|this|me)"
+    r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but|(?=\s+(?:jk|j/k)[.!]*$))\s*(?:(?P<retract>(?:(?:sorry"
+    r"|oops|oh|wait|no|hmm+|actually|nah)[,.!]?\s+)*(?:never\s*mind|nvm|scra(?:tch|p)\s+that"
+    r"|ignore\s+(?:that|this|me)"
     r"|on\s+second\s+thoughts?|jk|just\s+kidding|(?:no|nope|nah)[.!]*$"
     r"|forget\s+(?:that\s+)?I\s+said\s+(?:that|it|anything)"
     r"|(?:please\s+)?(?:keep|leave)\s+(?:it|that|them|this)\b(?!\s+(?:out|off|short)))|(?:(?:sorry|oops|wait|no|hmm+"
     r"|actually|nah)[,.!]?\s+)+forget\s+(?:it|that|about\s+it)\b)"
-    r"|(?:(?:wait|no|sorry|oops|actually|hmm+|nah|hang\s+on|hold\s+on)[,.!]?\s+)+"
+    r"|(?:(?:oh|wait|no|sorry|oops|actually|hmm+|nah|hang\s+on|hold\s+on)[,.!]?\s+)+"
     r"(?:no|wait|hang\s+on|hold\s+on)|(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant"
     r"|(?:sorry|no)[,.!]?\s+I\s+mean|I\s+mean(?=\s+(?:the|my|his|her|our|their)\b"
     r"(?![^,.;!?]*\bone\b))|correction|(?:(?:hmm+|nah|no|wait|sorry|oops)[,.!]?\s+)*"
@@ -688,7 +701,8 @@ _IF_LATER = (  # a condition or a time to come: "once I've moved", "if I ask you
     r"|confirm|know|retire|graduate|tell)\b[^,.;:!?]*)"  # lower case: not a title
 )
 _PROVIDED = (  # a condition before the command: "if the wedding is off, undo it"
-    r"(?:(?:if|unless|once|provided(?:\s+that)?|assuming|in\s+case|subject\s+to|pending"
+    r"(?:(?:if(?!\s+you(?:'ve|\s+have)?\s+(?:saved|stored|kept|recorded|noted|got|still"
+    r"\s+have|have)\b)|unless|once|provided(?:\s+that)?|assuming|in\s+case|subject\s+to|pending"
     r"|depending\s+on|after\s+(?:my|the|our|this|that)|at\s+the\s+end\s+of|when\s+(?:the"
     r"|my|our|his|her|their))\s+[^,.;:!?]+)"
 )
@@ -704,7 +718,7 @@ _LATER = re.compile(  # a command put off: "tomorrow, delete X", "do it later"
     r"\s+(?:the|my|our)\s+\w+(?:\s+\w+)?\s+(?=you\s+(?:can|could|may|should)\b))"
     rf"\s*(?=(?:(?:please"
     rf"|pls|just|go\s+ahead\s+and|you\s+(?:can|could|may|should)|(?:can|could|would"
-    rf"|will)\s+you)\s+)*(?:{_VERB})\b)"
+    rf"|will)\s+you|I\s+(?:want|need|'d\s+like)\s+you\s+to)\s+)*(?:{_VERB})\b)"
     rf"|\b(?P<object>it|that|this|them|those|these)\s+{_SOON}(?=\s*(?:[,.;:!?]|$))"
     rf"|(?<!\bto\s)(?<!\bback\s)(?<!\bI\s)\b{_IF_LATER}|\bnot\s+now\b"
     r"|(?<!\bfor\s)\blater(?:\s+(?:on|today|tonight))?(?=[\s.!?]*$)"
@@ -715,9 +729,10 @@ _UNSURE = re.compile(  # a wish for later, or a doubt: "I'll probably want X rem
     r"(?i)\b(?:I'll|I\s+will|I'm\s+going\s+to)\s+(?:probably\s+|maybe\s+|likely\s+)?"
     r"(?:want|need|ask)\b|\beventually\b|\bnot\s+yet\b|\b(?:maybe|perhaps)\b"
     r"|\b(?:might|could)\s+be\s+(?:wrong|off|outdated|out\s+of\s+date)"
-    r"|\bnot\s+sure\s+(?:the|that|my)\b|\bnot\s+sure(?=\s*(?:[,.;!?]|$))"
+    r"|\bnot\s+sure\s+(?:the|that|my|(?:I|we)\s+want)\b|\bnot\s+sure(?=\s*(?:[,.;!?]|$))"
     r"|^\W*should\s+(?:I|we)\b|\bI\s+wonder\s+(?:if|whether)\b|\bcould\s+be\s+worth\b"
-    r"|\bprobably\s+should\b|\bidk\b"
+    r"|\bprobably\s+should\b|\bidk\b|\bmay\s+want\b|\bawaiting\s+(?:confirmation|approval"
+    r"|sign-?off)\b"
 )
 _JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
     r"(?i)[,;:-]\s*(?:but\s+)?(?:just|only)\s+(?P<thing>(?:the|my|that|this|those"
@@ -806,7 +821,7 @@ def _parse(request: str, now: datetime) -> Intent:
         text[: match.start()]
     ):
         return none  # "ah, forget it, doesn't matter"
-    if plain.rstrip().endswith("?") and _GENERIC.fullmatch(_clean(rest)):
+    if "?" in plain and _GENERIC.fullmatch(_clean(rest.split("?", 1)[0])):
         return none  # "can you undo things?"
     # "my landlord wants to remove the carpet": not asked of the memory
     unsure = _not_asked(text[: match.start(match.lastgroup or 0)])
