@@ -639,3 +639,23 @@ def test_a_memory_planted_by_pasted_content_is_found_by_where_it_came_from(
         assert not vague.decided  # keywords or instructions? offered
         result = store.apply(oskar, keyword_junk)
         assert [c.key for c in result.changes] == [key("profile")]
+
+
+def test_a_redo_acts_only_on_the_undo_it_names(fresh: ChronoStore) -> None:
+    """"redo" brings back what the last undo removed; a redo of something that
+    undo never touched ("redo my CV with bullet points"), or one someone
+    else wants, is offered, never done alone."""
+    undone = fresh.undo(MAYA, "forget that I moved to San Francisco")
+    assert undone.applied
+    after_undo = head(fresh)
+    for request_ in (
+        "redo my CV with bullet points",
+        "my partner thinks you should redo that",
+    ):
+        result = fresh.undo(MAYA, request_)
+        assert not result.applied, request_
+        assert head(fresh) == after_undo
+    assert fresh.undo(MAYA, "redo the San Francisco move").applied
+    assert head(fresh)[key("home")] == fact(
+        "User moved to San Francisco after a year in New York City"
+    )

@@ -863,7 +863,8 @@ def _parse(request: str, now: datetime) -> Intent:
         or _UNDONE.fullmatch(_clean(rest))
         or (not topic and _UNDO_WRONG.match(text[: match.start()]))
     ):
-        return Intent("redo", topic if match.lastgroup == "redo" else "", window)
+        redo_topic = topic if match.lastgroup == "redo" else ""
+        return Intent("redo", redo_topic, window, asked=not unsure)
     if match.lastgroup == "restore":
         topic = _topic(_NOW_SAYS.sub(" ", rest))
         before = _topic(_NOW_SAYS.sub(" ", text[: match.start()]))

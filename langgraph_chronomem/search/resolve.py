@@ -888,7 +888,22 @@ class Resolver:
             StageScores(),
         ))  # fmt: skip
         reason = f"redo: undo v{last.version} ({last.op})"
-        return replace(base, candidates=(candidate,), decided=True, reason=reason)
+        topic, decided = base.intent.topic, base.intent.asked
+        if not decided:
+            reason = "the request names a redo, not clearly asking for it now"
+        elif topic and not coverage(topic, _said(last.changes)):
+            decided = False  # "redo my CV with bullet points": not that undo
+            reason = f"the last undo (v{last.version}) did not touch {topic!r}"
+        return replace(base, candidates=(candidate,), decided=decided, reason=reason)
+
+
+def _said(changes: Sequence[Change]) -> str:
+    """The words of changes' old and new values, for matching a request to them."""
+    return " ".join(
+        f"{full_text(c.old) if c.old is not None else ''} "
+        f"{full_text(c.new) if c.new is not None else ''} {c.key}"
+        for c in changes
+    )
 
 
 def _unit(vector: Sequence[float]) -> np.ndarray:
