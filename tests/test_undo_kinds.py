@@ -642,7 +642,7 @@ def test_a_memory_planted_by_pasted_content_is_found_by_where_it_came_from(
 
 
 def test_a_redo_acts_only_on_the_undo_it_names(fresh: ChronoStore) -> None:
-    """"redo" brings back what the last undo removed; a redo of something that
+    """ "redo" brings back what the last undo removed; a redo of something that
     undo never touched ("redo my CV with bullet points"), or one someone
     else wants, is offered, never done alone."""
     undone = fresh.undo(MAYA, "forget that I moved to San Francisco")
@@ -659,3 +659,27 @@ def test_a_redo_acts_only_on_the_undo_it_names(fresh: ChronoStore) -> None:
     assert head(fresh)[key("home")] == fact(
         "User moved to San Francisco after a year in New York City"
     )
+
+
+def test_a_name_the_memory_does_not_hold_is_offered_not_acted_on(
+    tmp_path: Path,
+) -> None:
+    """ "delete that my niece is called Sophie" when the memory says Laura: the
+    request is about something memory never held, so nothing changes alone;
+    a correction that names the held name ("Nkechi, not Nneka") still acts."""
+    maya = ("memories", "maya")
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        for name, text in [
+            ("niece", "User's newborn niece is named Laura, born June 20"),
+            ("cousin", "User's cousin Nneka got married in Lagos in May"),
+            ("gym", "User boulders at Central Rock Gym twice a week"),
+        ]:
+            store.put(maya, key(name), fact(text))
+        before = head(store)
+        offered = store.undo(maya, "delete that my niece is called Sophie")
+        assert not offered.applied
+        assert "Sophie" in offered.resolution.reason
+        assert head(store) == before
+        corrected = store.undo(maya, "her name is Nkechi not Nneka!! my cousin. fix it")
+        assert corrected.applied
+        assert [c.key for c in corrected.changes] == [key("cousin")]

@@ -74,6 +74,9 @@ _PLAN: dict[str, tuple[str, int, Action]] = {
     "at": ("new", 0, "rollback"),  # "go back to when I got the dog"
     "still": ("old", -1, "rollback"),  # "back to when I still ate meat"
 }
+# "my niece is called Sophie", "her name is Nkechi, not Nneka"
+_NAMED_AS = re.compile(r"(?i)\b(?:called|named|name\s+is|name's)\s+([^\W\d_]{2,})")
+_NOT_NAMED = re.compile(r"(?i)\b(?:not|isn't|is\s+not|wasn't)\s+([^\W\d_]{2,})")
 # How much deeper the dense side looks for a request about a planted memory.
 _WIDER = 10
 _CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
@@ -676,6 +679,11 @@ class Resolver:
                 f"the request names what it means in {words} word(s), and other "
                 "memories hold them too (ResolverConfig.act_words)"
             )
+        other = _another_name(intent.topic, _said(best.changes))
+        if other:
+            return (
+                f"the request calls it {other!r}, a name the best match does not hold"
+            )
         return None
 
     def _sure(self, candidates: Sequence[Candidate]) -> tuple[bool, str]:
@@ -895,6 +903,20 @@ class Resolver:
             decided = False  # "redo my CV with bullet points": not that undo
             reason = f"the last undo (v{last.version}) did not touch {topic!r}"
         return replace(base, candidates=(candidate,), decided=decided, reason=reason)
+
+
+def _another_name(topic: str, text: str) -> str | None:
+    """A name the request gives ("my niece is called Sophie") that the matched
+    memory does not hold, when the request corrects no name the memory holds
+    ("her name is Nkechi, not Nneka" is a correction, and acts)."""
+    held = {_stem(w) for w in content_words(text)}
+    given = [
+        m
+        for m in _NAMED_AS.findall(topic)
+        if content_words(m) and _stem(m.lower()) not in held
+    ]
+    denied = [m for m in _NOT_NAMED.findall(topic) if _stem(m.lower()) in held]
+    return given[0] if given and not denied else None
 
 
 def _said(changes: Sequence[Change]) -> str:
