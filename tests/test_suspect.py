@@ -96,3 +96,21 @@ def test_which_kind_of_planted_memory_a_complaint_names(
     request_: str, kind: str | None
 ) -> None:
     assert named_kind(request_) == kind
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "forget the instructions for my dishwasher",
+        "delete my soup recipe from the cooking blog",
+        "remove the keywords I use for my Etsy shop",
+        "my SEO consulting gig is over, delete it",
+        "forget the jumble sale at church",
+    ],
+)
+def test_words_about_keywords_or_instructions_alone_are_not_a_complaint(
+    request_: str,
+) -> None:
+    """A memory may be about instructions, keywords or soup; only junk that
+    came from somewhere, or text addressed to the assistant, is a complaint."""
+    assert not about_injected(request_)

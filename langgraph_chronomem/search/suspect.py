@@ -88,30 +88,45 @@ _SOURCE = (
     r"|forum|blog|pdf|link|article|post|thread|review|newsletter|brochure|flyer"
     r"|message|file|spreadsheet|screenshot)s?"
 )
-_JUNK = (
-    r"(?:junk|garbage|rubbish|nonsense|gibberish|spam|soup|jumble|word\s+salad|crap)"
-)
+_JUNK = r"(?:junk|garbage|rubbish|nonsense|gibberish|spam|crap|word\s+salad)"
+# What names keywords or instructions once a request is about pasted content;
+# alone, "keywords" or "instructions" may be a memory's own subject.
 _KEYWORD_WORDS = (
     r"\bkey\s?words?\b|\bseo\b|\bsearch\s+(?:words|terms)\b|\bjumble\b|\bsoup\b"
     r"|\bword\s+salad\b|\brandom\s+words\b|\blists?\s+of\s+names\b"
     r"|\bwords\s+that\s+(?:mean|meant)\s+nothing\b|\bmeaningless\s+words\b"
 )
 _YOU = r"(?:you|u|the\s+ai|the\s+assistant|the\s+bot)"
-_INSTRUCTION_WORDS = (
-    r"\binstructions?\b|\bhidden\s+(?:\w+\s+){0,2}?(?:text|message|prompt|orders?"
-    r"|commands?)\b|\bboss(?:ing|ed)?\s+(?:you|u)\s+around\b|\b(?:telling|ordering"
-    rf"|instructing)\s+{_YOU}\s+(?:to|what\s+to)\b|\btalking\s+to\s+(?:ai|{_YOU})\b"
-    rf"|\b(?:giving|gave)\s+{_YOU}\s+orders\b|\borders\s+for\s+{_YOU}\b|\b(?:message"
-    rf"|text|note|bit)\s+(?:in\s+it\s+)?(?:meant|aimed|written)\s+(?:for|at)\s+{_YOU}\b"
+_TO_YOU = (  # instructions addressed to the assistant, in the request's words
+    r"\bhidden\s+(?:\w+\s+){0,2}?(?:text|message|prompt|orders?|commands?|instructions?)\b"
+    r"|\binstructions?\s+(?:hidden|buried|aimed|meant|addressed|written|for\s+(?:you|u"
+    r"|the\s+ai|the\s+assistant)|to\s+(?:you|u|the\s+ai|the\s+assistant))\b"
+    rf"|\bboss(?:ing|ed)?\s+(?:you|u)\s+around\b|\b(?:telling|ordering|instructing)\s+"
+    rf"{_YOU}\s+(?:to|what\s+to)\b|\btalking\s+to\s+(?:ai|{_YOU})\b|\b(?:giving|gave)"
+    rf"\s+{_YOU}\s+orders\b|\borders\s+for\s+{_YOU}\b|\b(?:aimed|meant|addressed"
+    rf"|written)\s+(?:at|for|to)\s+(?:ai|{_YOU})\b"
     r"|\bprompt\s+injection\b|\b(?:wiping|erasing|deleting|removing)\s+(?:my|all)\s+"
     r"(?:\w+\s+)?memor(?:y|ies)\b"
 )
-_PLANTED = re.compile(
-    rf"(?i){_KEYWORD_WORDS}|{_INSTRUCTION_WORDS}|\bhidden\s+(?:\w+\s+){{0,2}}?(?:stuff"
-    r"|words?|bits?|lines?|content)\b|\bsomething\s+hidden\b|\binjected\b|\bplanted\b"
-    r"|\bhijack"
+_INSTRUCTION_WORDS = rf"\binstructions?\b|{_TO_YOU}"
+_STUFFED = (  # keywords as junk, not as a memory's subject ("my shop's keywords")
+    r"\b(?:random|hidden|stuffed|seo|spammy|junk)\s+(?:\w+\s+)?(?:key\s?words?|search"
+    r"\s+(?:words|terms)|words|terms|tags)\b|\bkey\s?words?\s+(?:junk|garbage|rubbish"
+    r"|nonsense|soup|spam|stuffing|dump)\b|\b(?:pile|load|heap|bunch|jumble|soup|mess"
+    r"|string|list)\s+of\s+(?:random\s+)?(?:key\s?words?|search\s+(?:words|terms)"
+    r"|(?:random\s+)?words|names)\b|\bkeyword\s+soup\b|\bword\s+salad\b|\bseo\s+"
+    r"(?:junk|garbage|rubbish|spam|stuff|text|nonsense)\b|\bwords\s+that\s+(?:mean"
+    r"|meant)\s+nothing\b|\bmeaningless\s+words\b"
 )
-_FROM_SOURCE = re.compile(rf"(?i)\b{_JUNK}\b[^.!?]{{0,60}}\b(?:{_SOURCE}|notes)\b")
+_PLANTED = re.compile(
+    rf"(?i){_STUFFED}|{_TO_YOU}|\bhidden\s+(?:\w+\s+){{0,2}}?(?:stuff|words?|bits?"
+    r"|lines?|content)\b|\bsomething\s+hidden\b|\binjected\b|\bplanted\b|\bhijack"
+    r"|\bstuffed\b[^.!?]{0,60}\b(?:key\s?words?|search\s+(?:words|terms)|names)\b"
+)
+_FROM_SOURCE = re.compile(  # "keyword junk from that page", "search words from the ad"
+    rf"(?i)\b(?:{_JUNK}|key\s?words?|search\s+(?:words|terms)|random\s+words)\b"
+    rf"[^.!?]{{0,60}}\b(?:{_SOURCE}|notes)\b"
+)
 _DISOWNED = re.compile(
     r"(?i)\b(?:not\s+mine|isn'?t\s+mine|wasn'?t\s+(?:me|mine)|not\s+(?:about|from)\s+me"
     r"|never\s+(?:said|wrote|asked|told)|didn'?t\s+(?:say|write)|not\s+my\s+"
