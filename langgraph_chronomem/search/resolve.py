@@ -679,7 +679,7 @@ class Resolver:
                 f"the request names what it means in {words} word(s), and other "
                 "memories hold them too (ResolverConfig.act_words)"
             )
-        other = _another_name(intent.topic, _said(best.changes))
+        other = _another_name(intent.topic, _words_of(best.changes))
         if other:
             return (
                 f"the request calls it {other!r}, a name the best match does not hold"
@@ -899,7 +899,7 @@ class Resolver:
         topic, decided = base.intent.topic, base.intent.asked
         if not decided:
             reason = "the request names a redo, not clearly asking for it now"
-        elif topic and not coverage(topic, _said(last.changes)):
+        elif topic and not coverage(topic, _words_of(last.changes)):
             decided = False  # "redo my CV with bullet points": not that undo
             reason = f"the last undo (v{last.version}) did not touch {topic!r}"
         return replace(base, candidates=(candidate,), decided=decided, reason=reason)
@@ -919,7 +919,7 @@ def _another_name(topic: str, text: str) -> str | None:
     return given[0] if given and not denied else None
 
 
-def _said(changes: Sequence[Change]) -> str:
+def _words_of(changes: Sequence[Change]) -> str:
     """The words of changes' old and new values, for matching a request to them."""
     return " ".join(
         f"{full_text(c.old) if c.old is not None else ''} "
