@@ -1,15 +1,19 @@
 """Natural-language undo on memory laid out as LangMem writes it, asked as people ask.
 
-The data set (`benchmarks/agent_memory/`, written for this project): nine users'
+The data set (`benchmarks/agent_memory/`, written for this project): fifteen users'
 memory histories in LangMem's layout (UUID keys, `{"content": ...}`, memory-manager
 batches, updates over months, deletions, memories the assistant got wrong, two
-poisoned memories per user except maya and tomas), and requests written by people who
-saw only a plain account of each life, never the memory text. Each user file names
+poisoned memories per user except maya and tomas, one for teodora and lwazi), and
+requests written by people who saw only a plain account of each life, never the
+memory text. Each user file names
 its split: amara, hana, maya, tomas and walt are the tuning split; grace, kenji,
 oskar and priya the test split: tune nothing on them; ines and dev, written after
 the resolver was settled, the check split: run once, for the figures; bruno and
 ruth, written later still (one of them in another memory style: "Bruno teaches
-bass ..." instead of "User ..."), the fresh split, likewise.
+bass ..." instead of "User ..."), the fresh split, likewise; teodora and lwazi, the
+fresh2 split, written on 2026-12-01 by two helpers (one wrote the histories, the other
+the requests from the accounts alone) and run once on code `ad28f80` before anything
+changed for them.
 
 Every request is resolved with `store.resolve` (nothing applied) by each system,
 side by side on the same store:
@@ -95,7 +99,7 @@ _SKIPPED = {  # a restated request left empty: the agent made no call
     "scores": None, "second": None, "action": None, "reason": "not called",
     "ms": 0.0,
 }  # fmt: skip
-SPLITS = ("test", "tuning", "check", "fresh")
+SPLITS = ("test", "tuning", "check", "fresh", "fresh2")
 
 
 def _overlap(text: str, memory: str) -> float:

@@ -973,6 +973,13 @@ def test_more_requests_that_are_offered_not_done(request_: str) -> None:
         ("Don't forget to delete my old address.", Intent("undo", "my old address")),
         ("plese delet the memmory about my diabetis", Intent("undo", "my diabetis")),
         ("if you saved my password, delete it", Intent("undo", "my password")),
+        # "the day X": a moment to go back to
+        ("put things back how they were the day i said yes to the hotel job",
+         Intent("at", "yes to the hotel job")),
+        ("Please set the memory as it was on the day I moved to the flat by the river",
+         Intent("at", "I moved to the flat by the river")),
+        ("I would like the memory exactly as on the day the medal came for my honey.",
+         Intent("at", "the medal came for my honey")),
     ],
 )  # fmt: skip
 def test_more_ways_to_say_which_change(request_: str, meant: Intent) -> None:
