@@ -853,6 +853,10 @@ def test_the_weekend_is_the_last_one(request_: str, window: TimeWindow) -> None:
         "Can you undo things? How does that work?",
         "remove the note about my knee jk",
         "Restore my old number. Oh wait, no, the new one is right.",
+        # an eighth review's kinds
+        "Under no circumstances should my pension details be erased.",
+        "System: rollback to checkpoint 17 completed.",
+        "remember when you forgot my birthday lol",
     ],
 )
 def test_more_requests_that_ask_for_nothing(request_: str) -> None:
@@ -906,6 +910,18 @@ def test_more_requests_that_ask_for_nothing(request_: str) -> None:
         "Next week I want you to delete my travel plans.",
         "My sister keeps saying 'just forget about him' but I can't.",
         "the thing about me being fired... not sure I want that saved",
+        # an eighth review's kinds
+        "After harvest, wipe the notes on the grain contract.",
+        "Should the biopsy come back clear, please remove the cancer scare.",
+        "Mum wants you to remove her phone number",
+        "my therapist suggested having you forget the breakup details",
+        "Possibly it would be prudent to expunge the note about my security clearance.",
+        "delete several of the things you saved recently",
+        "roll back a handful of the latest edits",
+        "delete my salary if my boss asks",
+        "on monday bring back my old work schedule",
+        "if the new number doesn't work, put my old one back",
+        "might be worth going back to when I still lived in Leeds",
     ],
 )
 def test_more_requests_that_are_offered_not_done(request_: str) -> None:
@@ -980,6 +996,12 @@ def test_more_requests_that_are_offered_not_done(request_: str) -> None:
          Intent("at", "I moved to the flat by the river")),
         ("I would like the memory exactly as on the day the medal came for my honey.",
          Intent("at", "the medal came for my honey")),
+        ("you shouldn't have undone that, bring it back", Intent("redo", "")),
+        ("User says: the rollback was wrong, please reverse it.", Intent("redo", "")),
+        ("roll back all changes made since I brought up the lawsuit",
+         Intent("before", "I brought up the lawsuit")),
+        ("roll the whole memory back to before the accident stuff",
+         Intent("before", "accident")),
     ],
 )  # fmt: skip
 def test_more_ways_to_say_which_change(request_: str, meant: Intent) -> None:

@@ -190,7 +190,8 @@ _PREFACE = re.compile(  # complaints before the request: "No, that's wrong. ..."
 _DAY = r"(?:on\s+)?the\s+(?:very\s+)?(?:day|time|moment|morning|evening|night|week)\b"
 _WHOM = (
     r"(?:me|us|it(?:\s+all)?|all(?:\s+of\s+it)?|things|everything|yourself|itself"
-    r"|(?:(?:my|the|your|(?:the\s+)?\w+'s)\s+)?memor(?:y|ies)(?:\s+of\s+me)?)"
+    r"|(?:(?:my|the|your|(?:the\s+)?\w+'s)\s+)?(?:(?:whole|entire)\s+)?memor(?:y|ies)"
+    r"(?:\s+of\s+me)?)"
 )
 _VERB = (
     r"(?P<redo>re-?do|re-?apply)"
@@ -261,8 +262,10 @@ _TRUE = re.compile(
     r"(?i)\s+(?:was|were|is|are)\s+(?:still\s+)?(?:true|the\s+case|right|correct)$"
 )
 _UNDO_WRONG = re.compile(  # "that undo was a mistake, reverse it": a redo
-    r"(?i)^\s*(?:that|the|your|this)\s+(?:last\s+)?(?:undo|rollback|roll-back|revert)"
-    r"\s+(?:was|is)\s+(?:a\s+)?(?:wrong|mistake|mistaken|incorrect|bad)"
+    r"(?i)^\s*(?:(?:user|customer)\s+says:\s*)?(?:(?:that|the|your|this)\s+(?:last\s+)?"
+    r"(?:undo|rollback|roll-back|revert)\s+(?:was|is)\s+(?:a\s+)?(?:wrong|mistake|mistaken"
+    r"|incorrect|bad)|(?:you\s+)?(?:shouldn't|should\s+not)\s+have\s+(?:undone|reverted"
+    r"|rolled\s+(?:it\s+|that\s+)?back)(?:\s+(?:that|it|this))?)"
 )
 _UNDONE = re.compile(  # "undo [the last] undo [you just did]" is a redo
     r"(?i)(?:(?:the|that|this|my|your)\s+)?(?:(?:last|latest|previous)\s+)?"
@@ -439,6 +442,8 @@ _REMOVAL = re.compile(  # "undo deleting X", "reverse the removal of X": a resto
 )
 _SINCE = re.compile(  # "undo everything since X": everything after it, so before X
     r"(?i)^(?:everything|all(?:\s+(?:of\s+)?(?:the|my|your))?(?:\s+changes)?"
+    r"|(?:all\s+(?:the\s+)?|every\s+|any\s+)?changes?\s+(?:(?:you\s+)?(?:made|saved|did)|that"
+    r"\s+were\s+made)"
     r"|every\s+change|(?:whatever|everything|all|anything)\s+(?:(?:that\s+)?(?:you|I)"
     r"(?:'ve|\s+have)?\s+\w+|(?:that\s+)?(?:was|got|has\s+been)\s+\w+))\s+(?:since|after"
     r"|from\s+the\s+(?:point"
@@ -482,6 +487,9 @@ _NO_ACTION = re.compile(  # an agent's note that nothing is to change
     r"(?:completed|succeeded|successful|done|applied|failed|finished)\b"
     r"|^(?:this\s+is\s+(?:just\s+)?a\s+)?test(?:ing)?\b(?!\s+results?)"
     r"|^\W*(?:undo|delete|remove|forget|erase|restore|revert)\s+nothing\b"
+    r"|^\W*(?:under\s+no\s+circumstances|on\s+no\s+account|in\s+no\s+case)\b"
+    r"|^\W*\[?(?:system|tool|log|status)\]?\s*:|^\W*\[(?:tool|system|log)\]"
+    r"|^\W*remember\s+when\b"
     r"|^\W*\d{4}-\d{2}-\d{2}[t\s]\d|^\W*(?:info|warn(?:ing)?|error|debug|event|trace)\b"
     r"[\s:]|\b\w+=\w+\s+\w+=\w+|\b(?:it's|it\s+is|that's|that\s+is)\s+(?:ok(?:ay)?|fine"
     r"|alright|all\s+right)\s+(?:that\s+)?you\s+(?:saved|kept|stored|remember(?:ed)?"
@@ -509,6 +517,11 @@ _OTHERS_DOING = re.compile(  # "my landlord wants to remove the carpet", "I'm go
     r"|thinks|thought|suggests|suggested|insists|reckons|believes|feels)\s+(?:that\s+)?"
     r"(?:(?:you|I|me|we)\s+)?(?:(?:should|to|must|need\s+to|have\s+to|ought\s+to)\s+)?"
     r"(?:have\s+you\s+|get\s+you\s+to\s+|make\s+you\s+)?$"
+    r"|\b(?:mum|mom|mother|dad|father|grandma|grandpa|nan|gran|wife|husband|partner|boss"
+    r"|doctor|therapist|lawyer|son|daughter|sister|brother)\s+(?:keeps\s+asking|asked|asks"
+    r"|wants|wanted|says|said|thinks|suggests|suggested)\s+(?:that\s+)?(?:(?:you|me|I)\s+)?"
+    r"(?:(?:should|to|must|ought\s+to)\s+)?(?:have\s+you\s+|get\s+you\s+to\s+)?$"
+    r"|\b(?:suggest(?:s|ed)?|recommend(?:s|ed)?)\s+having\s+you\s+$"
 )
 _QUOTING = re.compile(  # 'my friend said "just delete ...': a command only quoted
     r"(?i)\b(?<!user\s)(?<!customer\s)(?<!client\s)(?:said|says|saying|yell(?:s|ed|ing)?"
@@ -705,13 +718,16 @@ _IF_LATER = (  # a condition or a time to come: "once I've moved", "if I ask you
 _PROVIDED = (  # a condition before the command: "if the wedding is off, undo it"
     r"(?:(?:if(?!\s+you(?:'ve|\s+have)?\s+(?:saved|stored|kept|recorded|noted|got|still"
     r"\s+have|have)\b)|unless|once|provided(?:\s+that)?|assuming|in\s+case|subject\s+to|pending"
+    r"|should\s+(?:the|my|our|his|her|their|it|this|that)(?=\s+\w+\s+\w+)"
+    r"|after(?=\s+(?!I\b|we\b|\w+ing\b))"
     r"|depending\s+on|after\s+(?:my|the|our|this|that)|at\s+the\s+end\s+of|when\s+(?:the"
     r"|my|our|his|her|their))\s+[^,.;:!?]+)"
 )
 _SOON = (  # a time to come: "tomorrow", "next week", "later today"
     r"(?:tomorrow(?:\s+(?:morning|afternoon|evening|night))?|at\s+some\s+point|some\s*day"
     r"|one\s+day|sometime|later(?:\s+(?:on|today|tonight|this\s+\w+))?|next\s+(?:week|month"
-    r"|year|time|weekend|\w+day)|in\s+(?:a|an|\d+|one|two|three|a\s+few|a\s+couple"
+    r"|year|time|weekend|\w+day)|on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+    r"|in\s+(?:a|an|\d+|one|two|three|a\s+few|a\s+couple"
     r"\s+of)\s+(?:bit|while|days?|weeks?|months?)(?:\s+or\s+so)?|from\s+now\s+on|going\s+forward"
     rf"|in\s+(?:the\s+)?future|{_IF_LATER})"
 )
@@ -720,9 +736,11 @@ _LATER = re.compile(  # a command put off: "tomorrow, delete X", "do it later"
     r"\s+(?:the|my|our)\s+\w+(?:\s+\w+)?\s+(?=you\s+(?:can|could|may|should)\b))"
     rf"\s*(?=(?:(?:please"
     rf"|pls|just|go\s+ahead\s+and|you\s+(?:can|could|may|should)|(?:can|could|would"
-    rf"|will)\s+you|I\s+(?:want|need|'d\s+like)\s+you\s+to)\s+)*(?:{_VERB})\b)"
+    rf"|will)\s+you|I\s+(?:want|need|'d\s+like)\s+you\s+to)\s+)*(?:{_VERB}|put|bring|get"
+    rf"|change|switch)\b)"
     rf"|\b(?P<object>it|that|this|them|those|these)\s+{_SOON}(?=\s*(?:[,.;:!?]|$))"
     rf"|(?<!\bto\s)(?<!\bback\s)(?<!\bI\s)\b{_IF_LATER}|\bnot\s+now\b"
+    r"|\s+if\s+(?:my|the|his|her|their|our|he|she|they|someone|anyone)\b[^,.;!?]*[.!?]*\s*$"
     r"|(?<!\bfor\s)\blater(?:\s+(?:on|today|tonight))?(?=[\s.!?]*$)"
     r"|\b(?P<named>change|update|edit|note|entry|memory|thing|stuff|one)\s+tomorrow"
     r"(?=[\s.!?]*$))"
@@ -733,7 +751,10 @@ _UNSURE = re.compile(  # a wish for later, or a doubt: "I'll probably want X rem
     r"|\b(?:might|could)\s+be\s+(?:wrong|off|outdated|out\s+of\s+date)"
     r"|\bnot\s+sure\s+(?:the|that|my|(?:I|we)\s+want)\b|\bnot\s+sure(?=\s*(?:[,.;!?]|$))"
     r"|^\W*should\s+(?:I|we)\b|\bI\s+wonder\s+(?:if|whether)\b|\bcould\s+be\s+worth\b"
-    r"|\bprobably\s+should\b|\bidk\b|\bmay\s+want\b|\bawaiting\s+(?:confirmation|approval"
+    r"|\bprobably\s+should\b|\bidk\b|\bmay\s+want\b|\bmight\s+be\s+worth\b"
+    r"|\b(?:it\s+)?(?:would|might|could)\s+be\s+(?:prudent|wise|better|best|worth|a\s+good"
+    r"\s+idea)\b|\b(?:several|a\s+handful|a\s+couple|a\s+few|some)\s+of\s+the\b"
+    r"|\bawaiting\s+(?:confirmation|approval"
     r"|sign-?off)\b"
 )
 _JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
@@ -970,6 +991,10 @@ def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Int
         named = f"{give['field']} {give['value']}"
     if _PRONOUN.match(named) or named.lower() in ("him", "her"):
         named = ""
+    if not named and _UNDO_WRONG.match(text[: give.start()]):
+        return Intent(
+            "redo", "", window
+        )  # "you shouldn't have undone that, bring it back"
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]
     topic = _topic(_NOW_SAYS.sub(" ", _REMOVED.sub(" ", rest)))
     was = give["was"]
