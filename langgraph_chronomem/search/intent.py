@@ -720,7 +720,7 @@ _PROVIDED = (  # a condition before the command: "if the wedding is off, undo it
     r"\s+have|have)\b)|unless|once|provided(?:\s+that)?|assuming|in\s+case|subject\s+to|pending"
     r"|should\s+(?:the|my|our|his|her|their|it|this|that)(?=\s+\w+\s+\w+)"
     r"|after(?=\s+(?!I\b|we\b|\w+ing\b))"
-    r"|depending\s+on|after\s+(?:my|the|our|this|that)|at\s+the\s+end\s+of|when\s+(?:the"
+    r"|depending\s+on|at\s+the\s+end\s+of|when\s+(?:the"
     r"|my|our|his|her|their))\s+[^,.;:!?]+)"
 )
 _SOON = (  # a time to come: "tomorrow", "next week", "later today"

@@ -89,12 +89,14 @@ _SOURCE = (
     r"|message|file|spreadsheet|screenshot)s?"
 )
 _JUNK = r"(?:junk|garbage|rubbish|nonsense|gibberish|spam|crap|word\s+salad)"
+_NO_SENSE = (  # words that say a run of words means nothing
+    r"\bword\s+salad\b|\bwords\s+that\s+(?:mean|meant)\s+nothing\b|\bmeaningless\s+words\b"
+)
 # What names keywords or instructions once a request is about pasted content;
 # alone, "keywords" or "instructions" may be a memory's own subject.
 _KEYWORD_WORDS = (
     r"\bkey\s?words?\b|\bseo\b|\bsearch\s+(?:words|terms)\b|\bjumble\b|\bsoup\b"
-    r"|\bword\s+salad\b|\brandom\s+words\b|\blists?\s+of\s+names\b"
-    r"|\bwords\s+that\s+(?:mean|meant)\s+nothing\b|\bmeaningless\s+words\b"
+    rf"|\brandom\s+words\b|\blists?\s+of\s+names\b|{_NO_SENSE}"
 )
 _YOU = r"(?:you|u|the\s+ai|the\s+assistant|the\s+bot)"
 _TO_YOU = (  # instructions addressed to the assistant, in the request's words
@@ -114,9 +116,8 @@ _STUFFED = (  # keywords as junk, not as a memory's subject ("my shop's keywords
     r"\s+(?:words|terms)|words|terms|tags)\b|\bkey\s?words?\s+(?:junk|garbage|rubbish"
     r"|nonsense|soup|spam|stuffing|dump)\b|\b(?:pile|load|heap|bunch|jumble|soup|mess"
     r"|string|list)\s+of\s+(?:random\s+)?(?:key\s?words?|search\s+(?:words|terms)"
-    r"|(?:random\s+)?words|names)\b|\bkeyword\s+soup\b|\bword\s+salad\b|\bseo\s+"
-    r"(?:junk|garbage|rubbish|spam|stuff|text|nonsense)\b|\bwords\s+that\s+(?:mean"
-    r"|meant)\s+nothing\b|\bmeaningless\s+words\b"
+    r"|(?:random\s+)?words|names)\b|\bkeyword\s+soup\b|\bseo\s+"
+    rf"(?:junk|garbage|rubbish|spam|stuff|text|nonsense)\b|{_NO_SENSE}"
 )
 _PLANTED = re.compile(
     rf"(?i){_STUFFED}|{_TO_YOU}|\bhidden\s+(?:\w+\s+){{0,2}}?(?:stuff|words?|bits?"
