@@ -683,3 +683,42 @@ def test_a_name_the_memory_does_not_hold_is_offered_not_acted_on(
         corrected = store.undo(maya, "her name is Nkechi not Nneka!! my cousin. fix it")
         assert corrected.applied
         assert [c.key for c in corrected.changes] == [key("cousin")]
+
+
+@pytest.mark.parametrize(
+    ("request_", "acts", "name"),
+    [
+        # the thing named was never saved; only what it is for was
+        ("remove what I told you about the bank loan for the workshop", False, None),
+        ("forget the insurance claim for the van", False, None),
+        # the thing named in other words than the memory's
+        ("forget my rental unit in the industrial estate", True, "workshop"),
+        ("the restoration project at the cottage, forget it", True, "boat"),
+    ],
+)
+def test_the_thing_a_request_names_must_be_the_memory_it_matched(
+    tmp_path: Path, request_: str, acts: bool, name: str | None
+) -> None:
+    """ "the bank loan for the workshop" when memory holds the workshop and no
+    loan: the words that matched say what the loan was for, not the loan, so
+    nothing changes alone; a thing named in other words still acts."""
+    oskar = ("memories", "oskar")
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        for memory_name, text in [
+            ("workshop", "User rents a workshop in an industrial area in Mölndal "
+             "where he builds cabinets and stair parts"),
+            ("van", "User drives a 2014 VW Transporter work van, 290,000 km"),
+            ("boat", "User is restoring an old wooden boat at the family cottage"),
+            ("dog", "User's family has a seven-year-old elkhound named Sixten"),
+        ]:  # fmt: skip
+            store.put(oskar, key(memory_name), fact(text))
+        before = {item.key: item.value for item in store.search(oskar, limit=10)}
+        result = store.undo(oskar, request_)
+        assert result.applied is acts, result.resolution.reason
+        after = {item.key: item.value for item in store.search(oskar, limit=10)}
+        if name is None:
+            assert after == before
+            assert "neither says nor means" in result.resolution.reason
+        else:
+            assert [c.key for c in result.changes] == [key(name)]
+            assert set(before) - set(after) == {key(name)}

@@ -77,6 +77,23 @@ _PLAN: dict[str, tuple[str, int, Action]] = {
 # "my niece is called Sophie", "her name is Nkechi, not Nneka"
 _NAMED_AS = re.compile(r"(?i)\b(?:called|named|name\s+is|name's)\s+([^\W\d_]{2,})")
 _NOT_NAMED = re.compile(r"(?i)\b(?:not|isn't|is\s+not|wasn't)\s+([^\W\d_]{2,})")
+# "the bank loan for the workshop": the thing a request names (its head, up to
+# four words) before what it is for, about, at, ...
+_HEAD = re.compile(
+    r"(?i)^(?:the|my|our|his|her|their|your|that|this|those|these)\s+"
+    r"((?:[\w'-]+\s+){0,3}?[\w'-]+)\s+"
+    r"(?:for|about|at|in|on|from|with|to|near|by|over|under)\s+\S"
+)
+# Heads that name a memory or a saying, not what it is about: "the bit about
+# my sister", "my remark about Bake Off".
+_GENERIC_HEADS = frozenset(
+    """bit bits part piece thing things stuff detail details info information note
+    notes entry entries line lines one ones business matter remark remarks comment
+    comments confession joke mention story question news update fact facts number
+    whole lot pile load list rest half""".split()  # noqa: SIM905 - a word list reads better as words
+)
+# How close in meaning a head the best match does not say must be to it.
+_HEAD_SIMILARITY = 0.2
 # How much deeper the dense side looks for a request about a planted memory.
 _WIDER = 10
 _CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
@@ -598,7 +615,7 @@ class Resolver:
         )
         wanted = max(k, self.config.rerank_top) if ranker is not None else k
         found: list[Candidate] = []
-        passages: list[str] = []  # what the rerank reads: the matched side's text
+        texts: dict[str, str] = {}  # each candidate's matched side, as words
         for pick in picks:
             if len(found) == wanted:
                 break
@@ -611,12 +628,12 @@ class Resolver:
                 continue  # gone from the log, or its content erased since
             text = change_text(change, tx.scope_depth)
             words = f"{text.new if side == 'new' else text.old} {text.context}"
-            passages.append(words)
             scores = replace(pick.scores, coverage=coverage(base.intent.topic, words))
-            position = commits[0].changes.index(change) + 1
+            change_id = f"{pick.version}.{commits[0].changes.index(change) + 1}"
+            texts[change_id] = words
             found.append(
                 Candidate(
-                    f"{pick.version}.{position}",
+                    change_id,
                     commits[0],
                     (change,),
                     target,
@@ -627,6 +644,7 @@ class Resolver:
                 )
             )
         if ranker is not None:
+            passages = [texts[c.id] for c in found]  # what the rerank reads
             found = self._rerank(ranker, base.intent.topic, found, passages)
         if kind == "restore" and _ORIGINAL.search(base.request):
             found = _earliest_first(found)
@@ -638,7 +656,9 @@ class Resolver:
         else:
             decided, reason = _sure_of_planted(complaint, candidates[0])
         offered = (
-            self._offered(base.intent, candidates, few_words=complaint is None)
+            self._offered(
+                scope, base.intent, candidates, texts, few_words=complaint is None
+            )
             if decided
             else None
         )
@@ -649,12 +669,19 @@ class Resolver:
         )
 
     def _offered(
-        self, intent: Intent, candidates: Sequence[Candidate], *, few_words: bool = True
+        self,
+        scope: Namespace,
+        intent: Intent,
+        candidates: Sequence[Candidate],
+        texts: dict[str, str],
+        *,
+        few_words: bool = True,
     ) -> str | None:
         """Why a sure match is offered rather than acted on, if it is: what
         the request asks for, and (with `few_words`) whether its few words
-        pick one memory; a complaint about a planted memory is picked by the
-        memory's shape, not by its words."""
+        pick one memory and the thing it names is the one the memory is about;
+        a complaint about a planted memory is picked by the memory's shape, not
+        by its words. `texts` holds each candidate's matched words."""
         if not intent.asked:
             return "the request names a memory, not clearly asking to change it now"
         if intent.kind not in self.config.act_on:
@@ -684,6 +711,15 @@ class Resolver:
             return (
                 f"the request calls it {other!r}, a name the best match does not hold"
             )
+        head = _head_of(intent.topic) if few_words else None
+        if head and not coverage(head, texts[best.id]):
+            embed = self.vectors().embeddings.embed_documents
+            named, held = (_unit(v) for v in embed([head, texts[best.id]]))
+            if float(np.dot(named, held)) < _HEAD_SIMILARITY:
+                return (
+                    f"the request is about {head!r}, which the best match neither "
+                    "says nor means"
+                )
         return None
 
     def _sure(self, candidates: Sequence[Candidate]) -> tuple[bool, str]:
@@ -917,6 +953,23 @@ def _another_name(topic: str, text: str) -> str | None:
     ]
     denied = [m for m in _NOT_NAMED.findall(topic) if _stem(m.lower()) in held]
     return given[0] if given and not denied else None
+
+
+def _head_of(topic: str) -> str | None:
+    """The thing `topic` names before what it is for or about, when that is
+    more than a word for a memory: "the bank loan for the workshop" names
+    "bank loan", "the bit about my sister" names nothing of its own.
+
+    >>> _head_of("the bank loan for the workshop")
+    'bank loan'
+    >>> _head_of("the bit about my sister") is None
+    True
+    """
+    found = _HEAD.match(topic.strip())
+    if not found:
+        return None
+    words = [w for w in content_words(found.group(1)) if w not in _GENERIC_HEADS]
+    return " ".join(words) or None
 
 
 def _words_of(changes: Sequence[Change]) -> str:
