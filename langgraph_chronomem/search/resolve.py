@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -77,23 +77,37 @@ _PLAN: dict[str, tuple[str, int, Action]] = {
 # "my niece is called Sophie", "her name is Nkechi, not Nneka"
 _NAMED_AS = re.compile(r"(?i)\b(?:called|named|name\s+is|name's)\s+([^\W\d_]{2,})")
 _NOT_NAMED = re.compile(r"(?i)\b(?:not|isn't|is\s+not|wasn't)\s+([^\W\d_]{2,})")
-# "the bank loan for the workshop": the thing a request names (its head, up to
-# four words) before what it is for, about, at, ...
-_HEAD = re.compile(
-    r"(?i)^(?:the|my|our|his|her|their|your|that|this|those|these)\s+"
-    r"((?:[\w'-]+\s+){0,3}?[\w'-]+)\s+"
-    r"(?:for|about|at|in|on|from|with|to|near|by|over|under)\s+\S"
+# The thing a request names (its head, up to four words) before what it is for,
+# about, at ...: "the bank loan for the workshop", "Morag's operation on her
+# wrist", "tomás's new job".
+_AFTER_HEAD = (
+    r"(?:for|about|at|in|on|from|with|to|near|by|over|under|that|which|while|who"
+    r"|before|after|during|since)"
 )
-# Heads that name a memory or a saying, not what it is about: "the bit about
-# my sister", "my remark about Bake Off".
+_HEADS = (
+    re.compile(
+        r"(?i)^(?:the|my|our|his|her|their|your|that|this|those|these)\s+"
+        rf"((?:[\w'-]+\s+){{0,3}}?[\w'-]+)\s+{_AFTER_HEAD}\s+\S"
+    ),
+    re.compile(  # a possessive, not "there's" or "it's"
+        r"(?i)^(?:[\w.-]+\s+){0,2}?"
+        r"(?!(?:there|here|it|that|what|who|where|how|he|she|let)'s)[\w-]+'s\s+"
+        rf"((?:[\w-]+\s+){{0,3}}?[\w-]+)(?=\s+{_AFTER_HEAD}\b|\s*[,.;:!?]|\s*$)"
+    ),
+)
+# Heads that name a memory, a saying or a change, not what it is about: "the
+# bit about my sister", "my remark about Bake Off", "my move to NYC" (the
+# change to the memory is the move).
 _GENERIC_HEADS = frozenset(
     """bit bits part piece thing things stuff detail details info information note
     notes entry entries line lines one ones business matter remark remarks comment
-    comments confession joke mention story question news update fact facts number
-    whole lot pile load list rest half""".split()  # noqa: SIM905 - a word list reads better as words
+    comments confession joke mention story question news update updates fact facts
+    number whole lot pile load list rest half move moving switch switching change
+    changes transfer shift swap""".split()  # noqa: SIM905 - a word list reads better as words
 )
-# How close in meaning a head the best match does not say must be to it.
-_HEAD_SIMILARITY = 0.2
+# How much closer in meaning a request must be to its best match with its head
+# than without it, when the match does not say every word of the head.
+_HEAD_ADDS = 0.05
 # How much deeper the dense side looks for a request about a planted memory.
 _WIDER = 10
 _CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
@@ -712,13 +726,18 @@ class Resolver:
                 f"the request calls it {other!r}, a name the best match does not hold"
             )
         head = _head_of(intent.topic) if few_words else None
-        if head and not coverage(head, texts[best.id]):
+        if head is not None and coverage(head.words, texts[best.id]) < 1:
+            # Does the thing named make the request any nearer the memory, or
+            # is the match all in what it is for ("the bank loan for the
+            # workshop" is no nearer the workshop's memory than "the workshop")?
+            topic, text = intent.topic.strip(), texts[best.id]
+            without = topic[: head.start] + topic[head.end :]
             embed = self.vectors().embeddings.embed_documents
-            named, held = (_unit(v) for v in embed([head, texts[best.id]]))
-            if float(np.dot(named, held)) < _HEAD_SIMILARITY:
+            whole, rest, held = (_unit(v) for v in embed([topic, without, text]))
+            if float(np.dot(whole, held) - np.dot(rest, held)) < _HEAD_ADDS:
                 return (
-                    f"the request is about {head!r}, which the best match neither "
-                    "says nor means"
+                    f"the request is about {head.words!r}, which the best match "
+                    "neither says nor means: it matched what that is for"
                 )
         return None
 
@@ -955,21 +974,32 @@ def _another_name(topic: str, text: str) -> str | None:
     return given[0] if given and not denied else None
 
 
-def _head_of(topic: str) -> str | None:
+class _Head(NamedTuple):
+    """The thing a request names: its content words, and where it stands."""
+
+    words: str
+    start: int
+    end: int
+
+
+def _head_of(topic: str) -> _Head | None:
     """The thing `topic` names before what it is for or about, when that is
     more than a word for a memory: "the bank loan for the workshop" names
     "bank loan", "the bit about my sister" names nothing of its own.
 
-    >>> _head_of("the bank loan for the workshop")
+    >>> _head_of("the bank loan for the workshop").words
     'bank loan'
+    >>> _head_of("Morag's operation on her wrist").words
+    'operation'
     >>> _head_of("the bit about my sister") is None
     True
     """
-    found = _HEAD.match(topic.strip())
+    topic = topic.strip()
+    found = next(filter(None, (pattern.match(topic) for pattern in _HEADS)), None)
     if not found:
         return None
     words = [w for w in content_words(found.group(1)) if w not in _GENERIC_HEADS]
-    return " ".join(words) or None
+    return _Head(" ".join(words), *found.span(1)) if words else None
 
 
 def _words_of(changes: Sequence[Change]) -> str:
