@@ -691,9 +691,12 @@ def test_a_name_the_memory_does_not_hold_is_offered_not_acted_on(
         # the thing named was never saved; only what it is for was
         ("remove what I told you about the bank loan for the workshop", False, None),
         ("forget the insurance claim for the van", False, None),
+        ("forget Karin's promotion at the pharmacy", False, None),
+        ("Sixten's operation at the vet, delete it", False, None),
         # the thing named in other words than the memory's
         ("forget my rental unit in the industrial estate", True, "workshop"),
         ("the restoration project at the cottage, forget it", True, "boat"),
+        ("forget my wife's pharmacy job", True, "wife"),
     ],
 )
 def test_the_thing_a_request_names_must_be_the_memory_it_matched(
@@ -701,7 +704,8 @@ def test_the_thing_a_request_names_must_be_the_memory_it_matched(
 ) -> None:
     """ "the bank loan for the workshop" when memory holds the workshop and no
     loan: the words that matched say what the loan was for, not the loan, so
-    nothing changes alone; a thing named in other words still acts."""
+    nothing changes alone; a thing named in other words still acts. (The
+    flagship "undo the update about my move to NYC" is in test_tools.py.)"""
     oskar = ("memories", "oskar")
     with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
         for memory_name, text in [
@@ -710,6 +714,7 @@ def test_the_thing_a_request_names_must_be_the_memory_it_matched(
             ("van", "User drives a 2014 VW Transporter work van, 290,000 km"),
             ("boat", "User is restoring an old wooden boat at the family cottage"),
             ("dog", "User's family has a seven-year-old elkhound named Sixten"),
+            ("wife", "User's wife Karin is a pharmacist at the hospital pharmacy"),
         ]:  # fmt: skip
             store.put(oskar, key(memory_name), fact(text))
         before = {item.key: item.value for item in store.search(oskar, limit=10)}
