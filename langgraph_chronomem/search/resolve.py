@@ -10,7 +10,9 @@ by what it introduced ("undo my move to NYC", "go back to when I got the dog")
 or by what it replaced ("bring back my Boston address", "back to when I still
 ate meat"), so the update *after* the one a person means, which shows the
 meant value as its "before", cannot outrank it. Every candidate carries the
-score each stage gave it, so a wrong pick can be explained.
+score each stage gave it, so a wrong pick can be explained. What a search
+returns is defined in `search.candidates`; when it acts alone, in
+`search.decide`.
 """
 
 from __future__ import annotations
@@ -21,24 +23,34 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any, Literal, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.describe import (
-    change_text,
-    describe_change,
-    full_text,
-)
+from langgraph_chronomem.engine.describe import change_text
 from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
-from langgraph_chronomem.errors import (
-    CompactedError,
-    ConfigError,
-    InvalidRequestError,
+from langgraph_chronomem.engine.types import Change, Commit, Namespace
+from langgraph_chronomem.errors import CompactedError, InvalidRequestError
+from langgraph_chronomem.search.candidates import (
+    MODES,
+    PLAN,
+    Action,
+    Candidate,
+    Mode,
+    Resolution,
+    ResolverConfig,
+    StageScores,
+    coverage,
+    words_of,
 )
-from langgraph_chronomem.search.intent import Intent, content_words, parse
+from langgraph_chronomem.search.decide import (
+    Complaint,
+    offered,
+    sure,
+    sure_of_planted,
+)
+from langgraph_chronomem.search.intent import Intent, parse
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.suspect import (
     Planted,
@@ -46,7 +58,7 @@ from langgraph_chronomem.search.suspect import (
     named_kind,
     planted,
 )
-from langgraph_chronomem.search.vectors import VectorIndex
+from langgraph_chronomem.search.vectors import VectorIndex, unit
 
 __all__ = [
     "Action",
@@ -59,55 +71,6 @@ __all__ = [
     "rrf",
 ]
 
-Mode = Literal["auto", "revert", "rollback"]
-"""How much an undo changes: `revert` only the matched items, `rollback` the
-whole scope to a version, `auto` as the request asks (DESIGN.md)."""
-Action = Literal["revert", "rollback"]
-MODES = ("auto", "revert", "rollback")
-
-# Per intent: which side of a change the request names, how far back the target
-# lies from the matched change's version, and the action `auto` takes.
-_PLAN: dict[str, tuple[str, int, Action]] = {
-    "undo": ("new", -1, "revert"),  # "forget that I moved to NYC"
-    "restore": ("old", -1, "revert"),  # "bring back my Boston address"
-    "before": ("new", -1, "rollback"),  # "go back to before I moved"
-    "at": ("new", 0, "rollback"),  # "go back to when I got the dog"
-    "still": ("old", -1, "rollback"),  # "back to when I still ate meat"
-}
-# "my niece is called Sophie", "her name is Nkechi, not Nneka"
-_NAMED_AS = re.compile(r"(?i)\b(?:called|named|name\s+is|name's)\s+([^\W\d_]{2,})")
-_NOT_NAMED = re.compile(r"(?i)\b(?:not|isn't|is\s+not|wasn't)\s+([^\W\d_]{2,})")
-# The thing a request names (its head, up to four words) before what it is for,
-# about, at ...: "the bank loan for the workshop", "Morag's operation on her
-# wrist", "tomás's new job".
-_AFTER_HEAD = (
-    r"(?:for|about|at|in|on|from|with|to|near|by|over|under|that|which|while|who"
-    r"|before|after|during|since)"
-)
-_HEADS = (
-    re.compile(
-        r"(?i)^(?:the|my|our|his|her|their|your|that|this|those|these)\s+"
-        rf"((?:[\w'-]+\s+){{0,3}}?[\w'-]+)\s+{_AFTER_HEAD}\s+\S"
-    ),
-    re.compile(  # a possessive, not "there's" or "it's"
-        r"(?i)^(?:[\w.-]+\s+){0,2}?"
-        r"(?!(?:there|here|it|that|what|who|where|how|he|she|let)'s)[\w-]+'s\s+"
-        rf"((?:[\w-]+\s+){{0,3}}?[\w-]+)(?=\s+{_AFTER_HEAD}\b|\s*[,.;:!?]|\s*$)"
-    ),
-)
-# Heads that name a memory, a saying or a change, not what it is about: "the
-# bit about my sister", "my remark about Bake Off", "my move to NYC" (the
-# change to the memory is the move).
-_GENERIC_HEADS = frozenset(
-    """bit bits part piece thing things stuff detail details info information note
-    notes entry entries line lines one ones business matter remark remarks comment
-    comments confession joke mention story question news update updates fact facts
-    number whole lot pile load list rest half move moving switch switching change
-    changes transfer shift swap""".split()  # noqa: SIM905 - a word list reads better as words
-)
-# How much closer in meaning a request must be to its best match with its head
-# than without it, when the match does not say every word of the head.
-_HEAD_ADDS = 0.05
 # How much deeper the dense side looks for a request about a planted memory.
 _WIDER = 10
 _CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
@@ -118,169 +81,6 @@ _ORIGINAL = re.compile(
     r"(?i)\b(?:original(?:ly)?|very\s+first|first\s+(?:version|one|note|entry)"
     r"|(?:how|what)\s+(?:it|I)\s+(?:was|had\s+it|said)\s+at\s+first)\b"
 )
-
-
-@dataclass(frozen=True)
-class ResolverConfig:
-    """Knobs of the undo search; the defaults are measured in docs/benchmarks.md.
-
-    Attributes:
-        rrf_k: Reciprocal Rank Fusion's k0: `score = sum(w / (k0 + rank))`.
-        rrf_weights: The weights `w` of BM25's and the dense ranking, in that order.
-        depth: How many candidates each retriever (BM25, dense) returns.
-        contrast: How much a change loses in the dense ranking when the request
-            is nearer the side it does not name (what it replaced, for an undo).
-        adaptive: Raise the dense weight, up to BM25's, as the word search's
-            best hit holds fewer of the request's words.
-        rerank_top: How many fused candidates FlashRank reranks (0: no rerank).
-        reranker: FlashRank model name. `None`: FlashRank's default
-            cross-encoder when it can be had (downloaded, or in its cache),
-            else no rerank; the offline stand-in, `models.PAIR_SCORER`, only
-            runs when named here.
-        reranker_cache: FlashRank's model cache directory.
-        retrievers: Which first stages run: `bm25`, `dense`, or both (fused).
-        min_similarity: Below this dense similarity, and with no shared word, a
-            request matches nothing.
-        act_similarity: To act alone, both retrievers must rank the best
-            candidate first, it must be at least this similar to the request ...
-        act_score: ... and its similarity plus `act_lead` times its lead over
-            the next candidate's must reach this. Chosen on the agent-memory
-            tuning split for precision >= 0.95 (docs/benchmarks.md).
-        act_lead: See `act_score`.
-        act_score_rollback: `act_score` for a candidate that rolls the whole
-            scope back: a wrong one costs every change since, not one item.
-        act_coverage_rollback: A rollback acts alone only when the matched
-            change holds at least this share of the request's words: a scope
-            has many versions, and the words must pick one.
-        margin: Whatever the similarity, a best candidate that leads the next
-            by less than this is a tie, offered and never acted on.
-        act_on: The intents the resolver may act on alone. "Back to when X
-            was still true" is left out: on the tuning split it was right 3
-            times in 4 when it acted, and a wrong one rolls the whole memory
-            back over every change since (it is offered instead).
-        act_words: A request naming what it means in fewer distinct words
-            than this acts alone only if no other memory among the candidates
-            holds them too: "forget that I smoke" may act, "put the van note
-            back" is offered when several memories mention a van.
-    """
-
-    rrf_k: int = 60
-    rrf_weights: tuple[float, float] = (1.0, 0.25)
-    depth: int = 50
-    contrast: float = 1.0
-    adaptive: bool = True
-    rerank_top: int = 20
-    reranker: str | None = None
-    reranker_cache: str | None = None
-    retrievers: frozenset[str] = frozenset({"bm25", "dense"})
-    min_similarity: float = 0.25
-    act_similarity: float = 0.35
-    act_score: float = 0.45
-    act_lead: float = 2.0
-    act_score_rollback: float = 0.7
-    act_coverage_rollback: float = 0.5
-    margin: float = 0.02
-    act_on: frozenset[str] = frozenset({"undo", "restore", "before", "at"})
-    act_words: int = 2
-
-    def __post_init__(self) -> None:
-        unknown = self.retrievers - {"bm25", "dense"}
-        if unknown or not self.retrievers:
-            raise ConfigError(
-                f"retrievers are 'bm25' and/or 'dense', got {sorted(self.retrievers)}"
-            )
-        weights = tuple(self.rrf_weights)
-        if len(weights) != 2 or min(weights) < 0 or not sum(weights) > 0:
-            raise ConfigError(
-                "rrf_weights are two non-negative numbers (BM25, dense), not both 0; "
-                f"got {self.rrf_weights!r}"
-            )
-        object.__setattr__(self, "rrf_weights", tuple(float(w) for w in weights))
-        strange = set(self.act_on) - set(_PLAN)
-        if strange:
-            raise ConfigError(
-                f"act_on holds intents among {', '.join(_PLAN)}; got {sorted(strange)}"
-            )
-        object.__setattr__(self, "act_on", frozenset(self.act_on))
-        words = self.act_words
-        if isinstance(words, bool) or not isinstance(words, int) or words < 0:
-            raise ConfigError(f"act_words is an int >= 0, got {words!r}")
-
-
-@dataclass(frozen=True)
-class StageScores:
-    """What each stage thought of a candidate (ranks start at 1; None: not found).
-
-    `coverage` is the share of the request's content words the matched side of
-    the change holds; `dense_score` the dense similarity after the contrast.
-    """
-
-    bm25_rank: int | None = None
-    dense_rank: int | None = None
-    dense_score: float | None = None
-    rrf: float = 0.0
-    rerank: float | None = None
-    coverage: float = 0.0
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A change the request may mean, and what acting on it would do.
-
-    Attributes:
-        id: The change's id: `"12.2"` is the second item change of v12, `"12"`
-            all of v12's changes. `undo(scope, "12.2")` acts on it by id.
-        commit: The commit that made the change.
-        changes: The matched item changes (one, or all of a commit).
-        target: The version the request points at: before the change (undo,
-            restore, "go back to before"), at it ("go back to when"), or the
-            last one at which a replaced value held ("when X was still true").
-        action: `revert` restores only `changes`' items; `rollback` the whole
-            scope to `target`.
-        diff: What acting would change at HEAD (old = HEAD now).
-        conflicts: Items a revert would overwrite: changed again since.
-        scores: The score each stage gave.
-    """
-
-    id: str
-    commit: Commit
-    changes: tuple[Change, ...]
-    target: int
-    action: Action
-    diff: tuple[Change, ...]
-    conflicts: tuple[Conflict, ...]
-    scores: StageScores
-
-    @property
-    def summary(self) -> str:
-        """The matched changes in words."""
-        return "; ".join(describe_change(c) for c in self.changes)
-
-    @property
-    def items(self) -> tuple[tuple[Namespace, str], ...]:
-        """The (namespace, key) of every item the change touched."""
-        return tuple((c.namespace, c.key) for c in self.changes)
-
-
-@dataclass(frozen=True)
-class Resolution:
-    """The outcome of resolving a request. `decided` means: act on `best`.
-
-    `head` and `head_seq` identify the HEAD it was resolved against.
-    """
-
-    request: str
-    intent: Intent
-    head: int
-    head_seq: int = 0
-    candidates: tuple[Candidate, ...] = ()
-    decided: bool = False
-    reason: str = ""
-
-    @property
-    def best(self) -> Candidate | None:
-        """The top candidate, if any."""
-        return self.candidates[0] if self.candidates else None
 
 
 def rrf(
@@ -300,29 +100,6 @@ def rrf(
         for rank, item in enumerate(ranking, start=1):
             fused[item] = fused.get(item, 0.0) + weight / (k + rank)
     return fused
-
-
-def coverage(topic: str, text: str) -> float:
-    """The share of `topic`'s distinct content words (or their stems) in `text`.
-
-    >>> coverage("my move to NYC", "User moved to NYC in May")
-    1.0
-    >>> coverage("my peanut allergy", "User is allergic to peanuts")
-    0.5
-    """
-    words = {_stem(w) for w in content_words(topic)}
-    if not words:
-        return 0.0
-    found = {_stem(w) for w in content_words(text)}
-    return len(words & found) / len(words)
-
-
-def _stem(word: str) -> str:
-    """A crude stem, enough to meet "moved" with "move" and "peanuts" with "peanut"."""
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
 
 
 def _earliest_first(found: list[Candidate]) -> list[Candidate]:
@@ -441,7 +218,7 @@ class Resolver:
         self, scope: Namespace, base: Resolution, k: int, mode: Mode
     ) -> Resolution:
         intent, use = base.intent, self.config.retrievers
-        side = _PLAN[intent.kind][0]
+        side = PLAN[intent.kind][0]
         # "that junk from the page I pasted": its words describe where the
         # memory came from, not what it says, so look wider and put the
         # memories that read as planted first.
@@ -486,7 +263,7 @@ class Resolver:
     ) -> tuple[np.ndarray, list[int]]:
         """The request's vector, and the `depth` change rows nearest it on `side`."""
         index = self.vectors()
-        query = _unit(index.embeddings.embed_query(intent.topic))
+        query = unit(index.embeddings.embed_query(intent.topic))
         index.ready_for(scope)
         hits = index.query_changes(scope, query.tolist(), n=depth)
         rows = [hit.row_id for hit in hits]
@@ -611,7 +388,7 @@ class Resolver:
         picks: list[_Pick],
         k: int,
         mode: Mode,
-        complaint: _Complaint | None = None,
+        complaint: Complaint | None = None,
     ) -> Resolution:
         """Turn the best picks into candidates, and decide whether to act alone.
 
@@ -621,7 +398,7 @@ class Resolver:
         against the memory's is what fails there) and has its own rule.
         """
         kind = base.intent.kind
-        side, offset, action = _PLAN[kind]
+        side, offset, action = PLAN[kind]
         if mode != "auto" and kind in ("undo", "restore", "before"):
             action = mode
         ranker = (
@@ -666,150 +443,22 @@ class Resolver:
         if not candidates:
             return replace(base, reason="nothing matched")
         if complaint is None:
-            decided, reason = self._sure(candidates)
+            decided, reason = sure(self.config, candidates)
         else:
-            decided, reason = _sure_of_planted(complaint, candidates[0])
-        offered = (
-            self._offered(
-                scope, base.intent, candidates, texts, few_words=complaint is None
-            )
-            if decided
-            else None
+            decided, reason = sure_of_planted(complaint, candidates[0])
+        why_not = decided and offered(
+            self.config,
+            base.intent,
+            candidates,
+            texts,
+            lambda texts: self.vectors().embeddings.embed_documents(texts),
+            few_words=complaint is None,
         )
-        if offered:
-            decided, reason = False, offered
+        if why_not:
+            decided, reason = False, why_not
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
-
-    def _offered(
-        self,
-        scope: Namespace,
-        intent: Intent,
-        candidates: Sequence[Candidate],
-        texts: dict[str, str],
-        *,
-        few_words: bool = True,
-    ) -> str | None:
-        """Why a sure match is offered rather than acted on, if it is: what
-        the request asks for, and (with `few_words`) whether its few words
-        pick one memory and the thing it names is the one the memory is about;
-        a complaint about a planted memory is picked by the memory's shape, not
-        by its words. `texts` holds each candidate's matched words."""
-        if not intent.asked:
-            return "the request names a memory, not clearly asking to change it now"
-        if intent.kind not in self.config.act_on:
-            what = (
-                "going back to when something was still true"
-                if intent.kind == "still"
-                else f"a {intent.kind!r} request"
-            )
-            return f"{what} is confirmed first (ResolverConfig.act_on)"
-        words = len(set(content_words(intent.topic)))
-        best, *others = candidates
-        if (
-            few_words
-            and words < self.config.act_words
-            and any(
-                not set(c.items) & set(best.items)
-                and c.scores.coverage >= best.scores.coverage
-                for c in others
-            )
-        ):
-            return (
-                f"the request names what it means in {words} word(s), and other "
-                "memories hold them too (ResolverConfig.act_words)"
-            )
-        other = _another_name(intent.topic, _words_of(best.changes))
-        if other:
-            return (
-                f"the request calls it {other!r}, a name the best match does not hold"
-            )
-        head = _head_of(intent.topic) if few_words else None
-        if head is not None and coverage(head.words, texts[best.id]) < 1:
-            # Does the thing named make the request any nearer the memory, or
-            # is the match all in what it is for ("the bank loan for the
-            # workshop" is no nearer the workshop's memory than "the workshop")?
-            topic, text = intent.topic.strip(), texts[best.id]
-            without = topic[: head.start] + topic[head.end :]
-            embed = self.vectors().embeddings.embed_documents
-            whole, rest, held = (_unit(v) for v in embed([topic, without, text]))
-            if float(np.dot(whole, held) - np.dot(rest, held)) < _HEAD_ADDS:
-                return (
-                    f"the request is about {head.words!r}, which the best match "
-                    "neither says nor means: it matched what that is for"
-                )
-        return None
-
-    def _sure(self, candidates: Sequence[Candidate]) -> tuple[bool, str]:
-        """The calibrated rule for acting alone (docs/benchmarks.md measures it):
-        acting changes something, both retrievers rank the best first, it is
-        close in meaning, and it leads the next clearly; a whole-scope
-        rollback also holds at least half of the request's words.
-
-        When the runner-up is another change of the same memory, the request's
-        words must pick the version: the best must hold more of them. A revert
-        whose items were changed again since may be decided: applying it
-        changes nothing and reports the conflict (`apply_undo`).
-        """
-        config, best = self.config, candidates[0]
-        if not best.diff and not best.conflicts:
-            # Already undone, or the request meant another change: offer them.
-            return False, "acting on the best match would change nothing"
-        first = best.scores
-        if "dense" not in config.retrievers or "bm25" not in config.retrievers:
-            return False, "acting alone needs both searches to agree"
-        runner_up = candidates[1] if len(candidates) > 1 else None
-        second = runner_up.scores if runner_up is not None else None
-        versions_tie = (
-            runner_up is not None
-            and bool(set(runner_up.items) & set(best.items))
-            and runner_up.scores.coverage >= first.coverage
-        )
-        similarity = first.dense_score or 0.0
-        lead = similarity - ((second.dense_score or 0.0) if second else 0.0)
-        score = similarity + config.act_lead * lead
-        rollback = best.action == "rollback"
-        needed = config.act_score_rollback if rollback else config.act_score
-        checks = [
-            (
-                first.bm25_rank == 1,
-                "the word search finds no word of the request in it"
-                if first.bm25_rank is None
-                else "the word search ranks another change first",
-            ),
-            (first.dense_rank == 1, "the meaning search ranks another change first"),
-            (
-                similarity >= config.act_similarity,
-                f"the best match is only {similarity:.2f} similar, "
-                f"{config.act_similarity} to act",
-            ),
-            (
-                lead >= config.margin,
-                f"the two best matches are too close to call: {lead:.3f} apart, "
-                f"{config.margin} to act",
-            ),
-            (
-                score >= needed,
-                f"the best match does not lead clearly: similarity {similarity:.2f} "
-                f"+ {config.act_lead:g} x lead {lead:.2f} = {score:.2f}, {needed} "
-                "to act",
-            ),
-            (
-                not versions_tie,
-                "the request names a memory but not which of its changes",
-            ),
-            (
-                not rollback or first.coverage >= config.act_coverage_rollback,
-                f"a rollback of the whole memory needs the request's words to pick "
-                f"the version: the best match holds {first.coverage:.0%} of them, "
-                f"{config.act_coverage_rollback:.0%} to act",
-            ),
-        ]
-        failed = [why for ok, why in checks if not ok]
-        if failed:
-            return False, failed[0]
-        return True, f"sure: first in both searches, leads the next by {lead:.2f}"
 
     @staticmethod
     def _effect(
@@ -866,8 +515,8 @@ class Resolver:
             if not 1 <= int(position) <= len(changes):
                 return replace(base, reason=f"this memory has no change {ref[0]}")
             changes = (changes[int(position) - 1],)
-        kind = base.intent.kind if base.intent.kind in _PLAN else "undo"
-        _, offset, action = _PLAN[kind]
+        kind = base.intent.kind if base.intent.kind in PLAN else "undo"
+        _, offset, action = PLAN[kind]
         if mode != "auto" and kind in ("undo", "restore", "before"):
             action = mode
         change_id = f"{version}.{position}" if position else str(version)
@@ -954,81 +603,15 @@ class Resolver:
         topic, decided = base.intent.topic, base.intent.asked
         if not decided:
             reason = "the request names a redo, not clearly asking for it now"
-        elif topic and not coverage(topic, _words_of(last.changes)):
+        elif topic and not coverage(topic, words_of(last.changes)):
             decided = False  # "redo my CV with bullet points": not that undo
             reason = f"the last undo (v{last.version}) did not touch {topic!r}"
         return replace(base, candidates=(candidate,), decided=decided, reason=reason)
 
 
-def _another_name(topic: str, text: str) -> str | None:
-    """A name the request gives ("my niece is called Sophie") that the matched
-    memory does not hold, when the request corrects no name the memory holds
-    ("her name is Nkechi, not Nneka" is a correction, and acts)."""
-    held = {_stem(w) for w in content_words(text)}
-    given = [
-        m
-        for m in _NAMED_AS.findall(topic)
-        if content_words(m) and _stem(m.lower()) not in held
-    ]
-    denied = [m for m in _NOT_NAMED.findall(topic) if _stem(m.lower()) in held]
-    return given[0] if given and not denied else None
-
-
-class _Head(NamedTuple):
-    """The thing a request names: its content words, and where it stands."""
-
-    words: str
-    start: int
-    end: int
-
-
-def _head_of(topic: str) -> _Head | None:
-    """The thing `topic` names before what it is for or about, when that is
-    more than a word for a memory: "the bank loan for the workshop" names
-    "bank loan", "the bit about my sister" names nothing of its own.
-
-    >>> _head_of("the bank loan for the workshop").words
-    'bank loan'
-    >>> _head_of("Morag's operation on her wrist").words
-    'operation'
-    >>> _head_of("the bit about my sister") is None
-    True
-    """
-    topic = topic.strip()
-    found = next(filter(None, (pattern.match(topic) for pattern in _HEADS)), None)
-    if not found:
-        return None
-    words = [w for w in content_words(found.group(1)) if w not in _GENERIC_HEADS]
-    return _Head(" ".join(words), *found.span(1)) if words else None
-
-
-def _words_of(changes: Sequence[Change]) -> str:
-    """The words of changes' old and new values, for matching a request to them."""
-    return " ".join(
-        f"{full_text(c.old) if c.old is not None else ''} "
-        f"{full_text(c.new) if c.new is not None else ''} {c.key}"
-        for c in changes
-    )
-
-
-def _unit(vector: Sequence[float]) -> np.ndarray:
-    array = np.asarray(vector, dtype=np.float32)
-    norm = float(np.linalg.norm(array))
-    return array / norm if norm else array
-
-
-@dataclass(frozen=True)
-class _Complaint:
-    """A request about a planted memory: the kind it names, if one, and the
-    kinds of the picks that read as planted."""
-
-    named: Planted | None
-    kinds: tuple[Planted, ...]
-
-
 def _planted_first(
     tx: LogTransaction, picks: list[_Pick], named: Planted | None
-) -> tuple[list[_Pick], _Complaint]:
+) -> tuple[list[_Pick], Complaint]:
     """The picks whose new value reads as planted (`suspect.planted`) first,
     those of the kind the request names before the others.
 
@@ -1050,30 +633,7 @@ def _planted_first(
         key=lambda p: (found[p.row_id] != named, position[p.version]),
     )
     rest = [p for p in picks if p.row_id not in found]
-    return [*first, *rest], _Complaint(named, tuple(found.values()))
-
-
-def _sure_of_planted(complaint: _Complaint, best: Candidate) -> tuple[bool, str]:
-    """Act alone on a complaint about a planted memory only when it names the
-    kind ("keyword soup", "hidden instructions") and one memory reads so."""
-    if best.action != "revert":
-        return False, "going back in time over a planted memory is confirmed first"
-    if complaint.named is None:
-        return False, (
-            "the request is about something pasted, but not whether keywords or "
-            "instructions: more than one memory may be meant"
-        )
-    kind = planted(full_text(best.changes[0].new))
-    if kind != complaint.named:
-        return False, f"no memory that reads as planted {complaint.named} was found"
-    if complaint.kinds.count(kind) > 1:
-        return False, f"several memories read as planted {kind}"
-    if not best.diff and not best.conflicts:
-        return False, "acting on the best match would change nothing"
-    return (
-        True,
-        f"sure: the one memory that reads as planted {kind}, as the request says",
-    )
+    return [*first, *rest], Complaint(named, tuple(found.values()))
 
 
 def _change_of(tx: LogTransaction, commit: Commit, row_id: int) -> Change | None:

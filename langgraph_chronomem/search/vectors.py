@@ -65,6 +65,7 @@ __all__ = [
     "Progress",
     "VectorIndex",
     "collection_name",
+    "unit",
 ]
 
 ITEMS = "chronomem-items"
@@ -140,6 +141,17 @@ class ItemTexts:
                 for i, t in enumerate(found)
             ]
         return texts
+
+
+def unit(vector: Sequence[float]) -> np.ndarray:
+    """`vector` scaled to length 1 (a zero vector stays as it is), as float32.
+
+    >>> unit([3.0, 4.0]).tolist()
+    [0.6000000238418579, 0.800000011920929]
+    """
+    array = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(array))
+    return array / norm if norm else array
 
 
 def _item_id(namespace: Namespace, key: str) -> str:
