@@ -785,6 +785,14 @@ def test_the_weekend_is_the_last_one(request_: str, window: TimeWindow) -> None:
     assert parse(request_, now=NOW).window == window
 
 
+def test_since_the_weekend_goes_back_to_before_it() -> None:
+    """It raised IndexError: "the weekend" has no "last"/"this" of its own."""
+    memory_before = TimeWindow(None, days(6, 8, 2).start)
+    assert parse("wipe everything since the weekend", now=NOW) == Intent(
+        "at", "", memory_before
+    )
+
+
 @pytest.mark.parametrize(
     "request_",
     [

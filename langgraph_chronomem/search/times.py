@@ -127,7 +127,7 @@ def _weekend(match: re.Match[str], now: datetime) -> Span:
     said on a Sunday is the one before)."""
     today = now.date()
     back = today.weekday() - 5  # days since Saturday, if it is the weekend
-    if back < 0 or (match["which"] or "").lower() == "last":
+    if back < 0 or (match.groupdict().get("which") or "").lower() == "last":
         back = today.weekday() + 2
     return _days(today - timedelta(days=back), now, 2)
 
