@@ -865,6 +865,15 @@ def test_since_the_weekend_goes_back_to_before_it() -> None:
         "Under no circumstances should my pension details be erased.",
         "System: rollback to checkpoint 17 completed.",
         "remember when you forgot my birthday lol",
+        # a ninth review's kinds
+        "For the avoidance of doubt, this is not a request to delete anything.",
+        "QA check only, no changes to memory please.",
+        "why would I ever want you to forget my wedding date??",
+        "the song goes 'forget about the past'",
+        "can you bring back deleted memories?",
+        "can't undo what happened with my dad",
+        "bring back the old address... nah it's fine as is",
+        "next week remind me to have you delete the old insurance policy",
     ],
 )
 def test_more_requests_that_ask_for_nothing(request_: str) -> None:
@@ -930,6 +939,20 @@ def test_more_requests_that_ask_for_nothing(request_: str) -> None:
         "on monday bring back my old work schedule",
         "if the new number doesn't work, put my old one back",
         "might be worth going back to when I still lived in Leeds",
+        # a ninth review's kinds: doubts, sarcasm, reports, relays not confirmed
+        "not 100% sure my allergy note is right",
+        "hmm should I have you delete my address?",
+        "quizás delete the thing about my ex? no sé",
+        "oh yeah totally forget my allergy, what could go wrong",
+        "sure, go ahead, delete my kids' names, that'd be great \U0001f644",
+        "last week I told you to delete my address",
+        "Agent note: customer's son has requested deletion of her diagnosis; "
+        "customer has not confirmed.",
+        "Agent note: customer is considering asking to remove their address; "
+        "no action yet.",
+        "part of me thinks you should forget my ex, I'll think about it",
+        "you deleted my address last week, thanks for that",
+        "remove the bit about Jenna er I mean Jessica",  # a repair not followed
     ],
 )
 def test_more_requests_that_are_offered_not_done(request_: str) -> None:
@@ -1010,6 +1033,29 @@ def test_more_requests_that_are_offered_not_done(request_: str) -> None:
          Intent("before", "I brought up the lawsuit")),
         ("roll the whole memory back to before the accident stuff",
          Intent("before", "accident")),
+        # a ninth review's voices: vocatives, courtesy, legal, relays, repairs
+        ("bestie delete the crush thing rn", Intent("undo", "the crush thing rn")),
+        ("lowkey forget i said i like anime", Intent("undo", "i like anime")),
+        ("yaar please undo the Goa trip wali memory",
+         Intent("undo", "the Goa trip wali memory")),
+        ("hey um can you like delete the the thing i said about my boss",
+         Intent("undo", "my boss")),
+        ("um so like delete the uh the thing about my knee no my ankle",
+         Intent("undo", "my ankle")),
+        ("delete my address wait no my work address",
+         Intent("undo", "my work address")),
+        ("If it's not too much trouble, could you remove my maiden name?",
+         Intent("undo", "my maiden name")),
+        ("Would you mind terribly not keeping the note about my surgery?",
+         Intent("undo", "my surgery")),
+        ("It would be lovely if you could let go of what you saved about my weight.",
+         Intent("undo", "my weight")),
+        ("Pursuant to my right to erasure under Article 17 GDPR, I request deletion of "
+         "the information concerning my medical diagnosis.",
+         Intent("undo", "my medical diagnosis")),
+        ("Ticket #4471: customer asks that the assistant remove the note about her "
+         "miscarriage.", Intent("undo", "her miscarriage")),
+        ("bestie undo the last 2 things u saved", Intent("undo", "", count=2)),
     ],
 )  # fmt: skip
 def test_more_ways_to_say_which_change(request_: str, meant: Intent) -> None:

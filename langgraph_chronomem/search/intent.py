@@ -92,6 +92,15 @@ _CHAT = {  # how people type to an assistant, and what the patterns expect
     "tmrw": "tomorrow", "tmr": "tomorrow", "tmw": "tomorrow",
 }  # fmt: skip
 _CHAT_WORD = re.compile(r"(?i)\b(?:" + "|".join(_CHAT) + r")\b(?!')")
+_COURTESY = re.compile(  # "If you don't mind, ...": an "if" that sets no condition
+    r"(?i)^\W*if\s+(?:(?:it's|it\s+is|that's|that\s+is)\s+not\s+too\s+much\s+(?:trouble"
+    r"|bother)|you\s+(?:don't|do\s+not)\s+mind|possible|you\s+(?:would|could)\s+be\s+so"
+    r"\s+kind|you\s+please)\s*[,:-]?\s*"
+)
+_MIND_NOT = re.compile(  # "would you mind terribly not keeping X": stop keeping it
+    r"(?i)\b(?:would|do)\s+you\s+mind(?:\s+(?:terribly|awfully|too\s+much))?\s+not\s+"
+    r"(?=(?:keep|stor|sav|remember|track)ing\b)"
+)
 
 
 _CALL = re.compile(  # an agent's spelling: "delete_memory: ...", "memory_delete(...)"
@@ -156,6 +165,7 @@ def _plain(text: str) -> str:
             text = text if said is None else _asked_of(str(tool or ""), said)
     text = _CALL.sub(lambda m: m[1] or m[2], text)
     text = _BACK_2.sub(r"\1 to ", text)  # "go back 2 when ..."
+    text = _MIND_NOT.sub("stop ", _COURTESY.sub("", text))
     return _CHAT_WORD.sub(lambda m: _CHAT[m.group().lower()], text)
 
 
@@ -165,6 +175,8 @@ _POLITE = re.compile(
     r"|(?:can|could|would|will)\s+you|(?:can|could|shall)\s+we"
     r"|(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+you\s+)?to"
     r"|^I\s+(?:want|need|'d\s+like|would\s+like)\s+you\s+to"
+    r"|(?:it\s+would|it'd|I\s+would|I'd)\s+be\s+(?:\w+\s+){0,2}?(?:lovely|great|grateful"
+    r"|wonderful|nice|helpful|appreciated)\s+if\s+you\s+(?:could|would)"
     r"|(?:and\s+)?(?:thanks|thank\s+you)(?:\s+(?:so|very)\s+much)?)\b"
 )
 _KEEPING = r"(?:remember|keep|save|store|know|hang\s+on\s*to|hold\s+on\s*to)"
@@ -225,7 +237,8 @@ _VERB = (
     r"|scratch|scrap|ditch|bin|chuck|trash|toss|wipe|purge|nuke|unlearn|unsave"
     r"|unremember|clear|reset|scrub|disregard|ignore|lose|nix|turf|axe|zap"
     r"|delet|delte|remvoe|remoev|forgett|fogret|kill|rm|expunge|excise|eliminate"
-    r"|(?:request(?:s|ed)?\s+)?(?:the\s+)?(?:removal|deletion|erasure)\s+of"
+    r"|(?:(?:I\s+(?:hereby\s+|formally\s+)?)?(?:request|require|demand)(?:s|ed)?\s+)?"
+    r"(?:the\s+)?(?:immediate\s+)?(?:removal|deletion|erasure)\s+of|let\s+go\s+of"
     r"|stop\s+(?:storing|saving|keeping|tracking|remembering)"
     r"|retract|roll\s*back|take\s+back|go\s+back|get\s+rid(?:\s+of)?|throw\s+(?:out|away)"
     r"|take\s+(?:out|off)|leave\s+out|cross\s+(?:out|off)|strike|clear\s+(?:out|away)"
@@ -239,11 +252,13 @@ _VERB = (
 _COMMAND = re.compile(rf"(?i)\b(?:{_VERB})\b")  # any command, anywhere
 _EMOJI = "[\U0001f300-\U0001faff\u2600-\u27bf]"
 _CLAUSES = [
-    re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-+\s*|{_EMOJI}\s*)(?:{_VERB})\b"),
+    re.compile(rf"(?i)(?:^|[,.;:!?]\s*|\s-+\s*|{_EMOJI}\s*)(?:like\s+)?(?:{_VERB})\b"),
     re.compile(
         rf"(?i)\b(?:and|but|so|then|just|now|to|let's|yeah|yep|yes|nah|ok|okay|oh|ah"
-        r"|lol|omg|ugh|argh|welp|btw|fyi|alright|we\s+should|you(?:\s+(?:can"
-        r"|could|may|might|should|must))?(?:\s+(?:really|probably|just|definitely))?)"
+        r"|lol|omg|ugh|argh|welp|btw|fyi|alright|we\s+should|bestie|bro|bruh|dude|girl"
+        r"|ngl|lowkey|highkey|fr|istg|porfa|oye|yaar|bhai|um+|uh+|erm?|(?:so|um+|uh+)\s+like"
+        r"|(?:the\s+)?(?:assistant|bot)|you(?:\s+(?:can|could|may|might|should|must))?"
+        r"(?:\s+(?:really|probably|just|definitely|like))?)"
         rf"\s+(?:{_VERB})\b"
     ),
 ]
@@ -325,7 +340,8 @@ _STOPWORDS = frozenset(
     awesome perfect fine tonight ll re ve whatever made rather asap immediately
     permanently completely entirely totally forever away yeah yep yes hmm most
     real quick quickly maybe perhaps onward onwards disregard ah oh meh eh uh erm
-    um umm nah lmao instead sir madam""".split()  # noqa: SIM905 - a word list reads better as words
+    um umm nah lmao instead sir madam bestie rn ngl lowkey highkey istg porfa oye
+    yaar bhai wala wali""".split()  # noqa: SIM905 - a word list reads better as words
 )
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 _EXCEPT = re.compile(  # "the gym, not the cat", "the diet (not the allergy!)"
@@ -496,7 +512,9 @@ _NO_ACTION = re.compile(  # an agent's note that nothing is to change
     r"|know)\b|^(?:suppose|imagine|hypothetically|what\s+if|say)\b[^.!]*\?\s*$"
     r"|(?:don't|do\s+not)\s+want\s+(?:you\s+)?to\s+(?:\w+\s+){0,2}?(?:anything|any\s+"
     r"(?:changes?|memories))\b|\b(?:never\s*mind|nvm)\s+(?:about\s+)?(?:the|my|that)\s+"
-    r"(?:deletion|removal|undo|request|rollback|change)\b"
+    r"(?:deletion|removal|undo|request|rollback|change)\b|\bnot\s+a\s+request\s+to\b"
+    r"|\bno\s+changes?\s+to\s+(?:the\s+|my\s+|your\s+)?memor(?:y|ies)\b"
+    r"|\b(?:don't|do\s+not)\s+actually\s+(?:delete|remove|change|undo|forget|erase)\b"
 )
 _GENERIC = re.compile(  # "can you undo things?": a question about what the tool can do
     r"(?i)^(?:(?:a|an|any)\s+)?(?:specific|certain|particular|given|earlier|older|past"
@@ -525,7 +543,8 @@ _OTHERS_DOING = re.compile(  # "my landlord wants to remove the carpet", "I'm go
 )
 _QUOTING = re.compile(  # 'my friend said "just delete ...': a command only quoted
     r"(?i)\b(?<!user\s)(?<!customer\s)(?<!client\s)(?:said|says|saying|yell(?:s|ed|ing)?"
-    r"|shout(?:s|ed|ing)?|scream(?:s|ed|ing)?|wrote|writes|told\s+\w+)\s*[:,]?\s*"
+    r"|shout(?:s|ed|ing)?|scream(?:s|ed|ing)?|wrote|writes|told\s+\w+|goes|go|sings?"
+    r"|sang|texted|texts|posted|tweeted)\s*[:,]?\s*"
     r"(?:\"[^\"]*|'[^']*)$"
 )
 _IN_WHAT_IS_SAID = re.compile(r"(?i)\s+that\s+(?:I|we|my|our)\b")
@@ -579,7 +598,8 @@ _RID = (  # an ask to be rid of a memory, with no command
     r"|(?:want|like|need|get)\s+[^,.!?;]{1,60}?\s+(?:deleted|removed|erased|gone"
     r"|forgotten)|(?:needs?|has|have|ought)\s+to\s+(?:go|be\s+(?:deleted|removed"
     r"|erased|forgotten|dropped))|(?:should|must)\s+be\s+(?:deleted|removed|erased"
-    r"|forgotten|dropped))\b"  # "I want X gone", "X has to go"
+    r"|forgotten|dropped)|(?:could|would|can)\s+(?:\w+ly\s+)?(?:disappear|vanish"
+    r"|go\s+away))\b"  # "I want X gone", "X has to go", "X could quietly disappear"
 )
 _NEWS = re.compile(  # "I'm not at Acme anymore": life moved on, no wish said
     r"(?i)^(?!.*\b(?:want|need|like|wish|prefer|rather)\b).*\b(?:any\s*more|no\s+longer)\b"
@@ -588,7 +608,8 @@ _RIDS = re.compile(rf"(?i){_RID}")
 _OBJECTS = re.compile(rf"(?i){_DENIAL}|{_RID}")  # a denial, or an ask to be rid of it
 _KEEPS = re.compile(  # "please don't remove the cat": asks that nothing change
     r"(?i)\b(?:rather|prefer)\s+(?:if\s+)?you\s+(?:didn't|did\s+not|wouldn't|would\s+not)"
-    r"\s+(?:forget|delete|remove|erase|drop|undo|revert)\b|\b(?:don't|do\s+not|not|never|no(?:\s+need\s+to)?)\s+(?:(?:you\s+)?(?:ever"
+    r"\s+(?:forget|delete|remove|erase|drop|undo|revert)\b|\b(?:don't|do\s+not|not|never|can't"
+    r"|cannot|no(?:\s+need\s+to)?)\s+(?:(?:you\s+)?(?:ever"
     r"|dare|go)\s+)?(?:(?:saying|asking(?:\s+you)?)(?:\s+to)?\s+)?"
     r"(?:remove|delete"
     r"|forget|touch|change|undo|drop|erase|wipe|lose|clear|scrap|ditch|bin|revert"
@@ -613,7 +634,7 @@ _WEIGHING = (  # a command weighed, doubted or put off: "I don't think you shoul
     r"|(?:weren't|wasn't|were\s+not|was\s+not)\s+supposed\s+to"
     r"|remind\s+me\s+\w+(?:\s+\w+)?\s+to|(?:don't|do\s+not)\s+forget\s+to"
     r"|if\s+you(?!\s+(?:could|would|can|please|don't\s+mind|\w+ed|forgot)\b)(?:\s+ever)?"
-    r"|before\s+you|why\s+would\s+(?:I|we|you)\s+(?:want|need)(?:\s+you)?\s+to"
+    r"|before\s+you|why\s+would\s+(?:I|we|you)\s+(?:ever\s+)?(?:want|need)(?:\s+you)?\s+to"
     r"|(?:retract(?:ed|s)?|withdr[ae]wn?|withdraws?|cancel(?:l?ed|s)?)\s+(?:the|my|his|her"
     r"|their)\s+(?:earlier\s+|previous\s+|last\s+)?request\s+to"
     r"|I'll\s+(?:probably\s+|maybe\s+)?have\s+you"
@@ -628,6 +649,7 @@ _WEIGHING = (  # a command weighed, doubted or put off: "I don't think you shoul
 )
 _HELD_BACK = re.compile(  # what makes a command not asked for: "no need to delete"
     r"(?i)(?:\b(?:don't|do\s+not|didn't|did\s+not|won't|never|not|no\s+need|without"
+    r"|can't|cannot|couldn't"
     r"|wasn't|weren't|was\s+not|were\s+not|isn't|aren't|no)(?:\s*,[^,]{1,40},)?"
     r"(?:\s+(?:need|want|ask|asked|asking|have|going|mean|meant|say|saying|telling|told"
     r"|instructing|requesting)"
@@ -636,8 +658,8 @@ _HELD_BACK = re.compile(  # what makes a command not asked for: "no need to dele
     r"|tell)\s+you\s+to)?"
     r"|\b(?:whether|if)\s+(?:(?:I|we)\s+(?:should|ought\s+to|shall|need\s+to"
     r"|want\s+to)|to)"
-    rf"|\b(?:{_WEIGHING}|planning|deciding)(?:\s+(?:asking|getting|having|telling)"
-    r"\s+you(?:\s+to)?)?"
+    rf"|\b(?:{_WEIGHING}|planning|deciding)(?:\s+(?:ask(?:ing)?|get(?:ting)?|hav(?:e|ing)"
+    r"|tell(?:ing)?)(?:\s+you)?(?:\s+to)?)?"
     r"|\b(?:(?:not\s+sure|unsure|undecided)\s+(?:whether|if|about)|(?:whether|if)\s+"
     r"(?:I|we)\s+should)(?:\s+(?!(?:but|so|and|then)\b)[\w']+){0,6}?"
     r"|\b(?:might|may)\s+(?:ask\s+you\s+to|want(?:\s+you)?\s+to|need(?:\s+you)?\s+to)"
@@ -673,7 +695,8 @@ _LAST_FEW = re.compile(  # "the last 3 changes", "your two latest edits you made
 )
 _TRAILING = re.compile(r"(?i)(?:\s+(?:lol|lmao|haha|pls|please|thanks|thx|ty|asap))+$")
 _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never mind"
-    r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but|(?=\s+(?:jk|j/k)[.!]*$))\s*(?:(?P<retract>(?:(?:sorry"
+    r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but|(?=\s+(?:jk|j/k)[.!]*$)|(?=\s+(?:wait\s+no|(?:er+m?"
+    r"|uh+|um+)\s+I\s+mean|no\s+(?:my|the|his|her|our|their)\s)\b))\s*(?:(?P<retract>(?:(?:sorry"
     r"|oops|oh|wait|no|hmm+|actually|nah)[,.!]?\s+)*(?:never\s*mind|nvm|scra(?:tch|p)\s+that"
     r"|ignore\s+(?:that|this|me)"
     r"|on\s+second\s+thoughts?|jk|just\s+kidding|(?:no|nope|nah)[.!]*$"
@@ -682,7 +705,8 @@ _CORRECTED = re.compile(  # "remove the gym, wait, no, the van"; "..., never min
     r"|actually|nah)[,.!]?\s+)+forget\s+(?:it|that|about\s+it)\b)"
     r"|(?:(?:oh|wait|no|sorry|oops|actually|hmm+|nah|hang\s+on|hold\s+on)[,.!]?\s+)+"
     r"(?:no|wait|hang\s+on|hold\s+on)|(?:(?:wait|no|sorry|oops)[,.!]?\s+)*I\s+meant"
-    r"|(?:sorry|no)[,.!]?\s+I\s+mean|I\s+mean(?=\s+(?:the|my|his|her|our|their)\b"
+    r"|(?:sorry|no|er+m?|uh+|um+)[,.!]?\s+I\s+mean|no(?=\s+(?:my|the|his|her|our|their)\s)"
+    r"|I\s+mean(?=\s+(?:the|my|his|her|our|their)\b"
     r"(?![^,.;!?]*\bone\b))|correction|(?:(?:hmm+|nah|no|wait|sorry|oops)[,.!]?\s+)*"
     r"(?:actually|nah|hmm+|wait)(?=[,.!]?\s+(?:don't|do\s+not|leave|keep|hold\s+off"
     r"|not\s+(?:yet|now)|it's\s+fine|before|after|when|(?:the|my|his|her|our|their)\b)))"
@@ -750,12 +774,23 @@ _UNSURE = re.compile(  # a wish for later, or a doubt: "I'll probably want X rem
     r"(?:want|need|ask)\b|\beventually\b|\bnot\s+yet\b|\b(?:maybe|perhaps)\b"
     r"|\b(?:might|could)\s+be\s+(?:wrong|off|outdated|out\s+of\s+date)"
     r"|\bnot\s+sure\s+(?:the|that|my|(?:I|we)\s+want)\b|\bnot\s+sure(?=\s*(?:[,.;!?]|$))"
-    r"|^\W*should\s+(?:I|we)\b|\bI\s+wonder\s+(?:if|whether)\b|\bcould\s+be\s+worth\b"
+    r"|^\W*(?:(?:hmm+|um+|so|ok(?:ay)?|well)\W+)?should\s+(?:I|we)\b|\bI\s+wonder\s+(?:if|whether)\b|\bcould\s+be\s+worth\b"
     r"|\bprobably\s+should\b|\bidk\b|\bmay\s+want\b|\bmight\s+be\s+worth\b"
     r"|\b(?:it\s+)?(?:would|might|could)\s+be\s+(?:prudent|wise|better|best|worth|a\s+good"
     r"\s+idea)\b|\b(?:several|a\s+handful|a\s+couple|a\s+few|some)\s+of\s+the\b"
     r"|\bawaiting\s+(?:confirmation|approval"
-    r"|sign-?off)\b"
+    r"|sign-?off)\b|\b(?:has|have)\s+not\s+(?:yet\s+)?confirmed\b|\bunconfirmed\b"
+    r"|\bno\s+action\s+yet\b|\bnot\s+(?:100\s*%|a\s+hundred\s+percent|entirely"
+    r"|completely|totally|fully)\s+sure\b|\bgoing\s+back\s+and\s+forth\b"
+    r"|\bpart\s+of\s+me\s+(?:thinks|wants|says)\b|\bI'll\s+think\s+about\s+it\b"
+    r"|\b(?:quiz[aá]s?|tal\s+vez|no\s+s[eé])\b"  # doubts said in Spanish
+    # sarcasm: "oh sure, delete my allergy, what could go wrong"
+    r"|\bwhat\s+could\s+(?:possibly\s+)?go\s+wrong\b|\byeah\s+right\b"
+    r"|\b(?:great|fine|perfect|brilliant|wonderful|fantastic)\W*\U0001f644\W*$"
+    # a command told before, reported: "last week I told you to delete X"
+    r"|^\W*(?:last\s+(?:week|month|night|time)|yesterday|earlier(?:\s+today)?|the\s+other"
+    r"\s+day|a\s+(?:while|week|month)\s+ago)\s*,?\s+I\s+(?:told|asked)\s+you\s+to\b"
+    r"(?![^.!?]*\b(?:still|again|but|yet)\b)"
 )
 _JUST_THIS = re.compile(  # "no need to delete the cat, just the dog": the one named
     r"(?i)[,;:-]\s*(?:but\s+)?(?:just|only)\s+(?P<thing>(?:the|my|that|this|those"
@@ -828,6 +863,15 @@ def _parse(request: str, now: datetime) -> Intent:
     if give and match is not None and _IN_WHAT_IS_SAID.match(text[match.end() :]):
         give = None  # "forget that I want to bring back my old hobby"
     if give and (match is None or match.lastgroup not in ("back", "when")):
+        after = _CORRECTED.search(text, give.end())
+        if after and (
+            after["retract"]
+            or _STAY.match(after["meant"])
+            or _AFFIRMS.search(after["meant"])
+        ):
+            return none  # "bring back the old address... nah, it's fine as is"
+        if _about_the_tool(plain, text[give.end() :]):
+            return none  # "can you bring back deleted memories?"
         given = _give_back(
             text, give, window
         )  # "my partner thinks you should restore X"
@@ -844,7 +888,7 @@ def _parse(request: str, now: datetime) -> Intent:
         text[: match.start()]
     ):
         return none  # "ah, forget it, doesn't matter"
-    if "?" in plain and _GENERIC.fullmatch(_clean(rest.split("?", 1)[0])):
+    if _about_the_tool(plain, rest):
         return none  # "can you undo things?"
     # "my landlord wants to remove the carpet": not asked of the memory
     unsure = _not_asked(text[: match.start(match.lastgroup or 0)])
@@ -932,6 +976,12 @@ def _parse(request: str, now: datetime) -> Intent:
     return Intent("undo", topic or before, window, asked=not unsure)
 
 
+def _about_the_tool(plain: str, rest: str) -> bool:
+    """Whether a question asks what the tool can do ("can you undo things?",
+    "can you bring back deleted memories?"), `rest` being what follows its verb."""
+    return "?" in plain and bool(_GENERIC.fullmatch(_clean(rest.split("?", 1)[0])))
+
+
 def _held_back(text: str, command: re.Match[str]) -> bool:
     """Whether what comes before `command`'s verb negates, weighs or puts it off."""
     return bool(_HELD_BACK.search(text[: command.start(command.lastgroup or 0)]))
@@ -954,11 +1004,13 @@ def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent
     topic = _topic(_REMOVED.sub(" ", text) if removed else text)
     if not topic:
         return Intent("none", "", window)
-    if removed:
-        return Intent("restore", topic, window)
+    if removed:  # "you deleted my address, thanks for that": no wish said
+        return Intent("restore", topic, window, asked=not _THANKS.search(plain))
     asks = _QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
     denied = _DENIES.search(plain.rpartition("?")[2])  # "...?? I'm not"
     objects = _OBJECTS.search(plain)
+    if objects and _QUOTING.search(plain[: objects.start()]):
+        return Intent("none", "", window)  # "the song goes 'forget about the past'"
     if (
         (asks and not denied)
         or (_THANKS.search(plain) and not objects)
