@@ -874,6 +874,8 @@ def test_since_the_weekend_goes_back_to_before_it() -> None:
         "can't undo what happened with my dad",
         "bring back the old address... nah it's fine as is",
         "next week remind me to have you delete the old insurance policy",
+        "whatever you do, keep my blood type",
+        "all good, keep everything",
     ],
 )
 def test_more_requests_that_ask_for_nothing(request_: str) -> None:
@@ -1056,6 +1058,12 @@ def test_more_requests_that_are_offered_not_done(request_: str) -> None:
         ("Ticket #4471: customer asks that the assistant remove the note about her "
          "miscarriage.", Intent("undo", "her miscarriage")),
         ("bestie undo the last 2 things u saved", Intent("undo", "", count=2)),
+        # what is asked to stay is no part of the topic
+        ("delete the part about my ex, but leave my allergies alone",
+         Intent("undo", "the part about my ex")),
+        ("forget my ex but keep my allergies", Intent("undo", "my ex")),
+        ("The note about my shoe size is harmless, leave it. The one about my HIV "
+         "status, remove.", Intent("undo", "my HIV status")),
     ],
 )  # fmt: skip
 def test_more_ways_to_say_which_change(request_: str, meant: Intent) -> None:

@@ -350,6 +350,13 @@ _EXCEPT = re.compile(  # "the gym, not the cat", "the diet (not the allergy!)"
     r"(?:the|my|his|her|our|their|that|this)\s+"
     r"[^,.;!?()]{1,40}|\(\s*not\s+[^()]{1,40}\)?)[!.]*\s*$"
 )
+_KEPT = re.compile(  # a clause asking to keep a memory: "but leave my allergies alone"
+    r"(?i)^(?:(?:but|and|though|however)\s+)?(?:please\s+)?(?:(?:leave|keep)\b(?!\s+(?:it"
+    r"|that|them|this)?\s*(?:out|off)\b)|(?:don't|do\s+not)\s+(?:touch|delete|remove"
+    r"|change|forget)\b)|\b(?:note|one|memory|entry|bit|part|thing|record)\b[^,.;]*\b(?:is"
+    r"|are)\s+(?:\w+\s+)?(?:harmless|fine|ok(?:ay)?|correct|right|true|accurate)$"
+)
+_CLAUSE = re.compile(r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but(?=\s))\s*")
 _REFERS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)$")
 # Words that only tie a topic to something named before it.
 _LINKS = frozenset(
@@ -391,7 +398,12 @@ def _clean(text: str) -> str:
 
 
 def _topic(text: str) -> str:
-    """`text` without the object of the command ("the last update about")."""
+    """`text` without the object of the command ("the last update about"), and
+    without what it asks to keep ("my ex, but leave my allergies alone")."""
+    clauses = _CLAUSE.split(text)
+    asked = [c for c in clauses if not _KEPT.search(c)]
+    if asked and len(asked) < len(clauses):
+        text = " ".join(asked)
     text = _clean(_NOT_THIS.sub("", _clean(text), count=1))
     for filler in (_OBJECT, _SAID, _OBJECT):  # "the note where I said that I ..."
         match = filler.match(text)
