@@ -356,6 +356,10 @@ _KEPT = re.compile(  # a clause asking to keep a memory: "but leave my allergies
     r"|change|forget)\b)|\b(?:note|one|memory|entry|bit|part|thing|record)\b[^,.;]*\b(?:is"
     r"|are)\s+(?:\w+\s+)?(?:harmless|fine|ok(?:ay)?|correct|right|true|accurate)$"
 )
+_KEEP_IT = re.compile(  # "..., but keep it"; not "I'd rather you didn't keep that"
+    r"(?i)(?<!n't\s)(?<!not\s)(?<!never\s)\b(?:keep|leave)\s+(?:it|that|them|this)\b"
+    r"(?!\s+(?:out|off)\b)"
+)
 _CLAUSE = re.compile(r"(?i)\s*(?:[,.;:!?]+|\s-+|\s+but(?=\s))\s*")
 _REFERS_BACK = re.compile(r"(?i)\b(?:it|that|this|them|those|these)$")
 # Words that only tie a topic to something named before it.
@@ -1028,6 +1032,7 @@ def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent
         or (_THANKS.search(plain) and not objects)
         or (_OTHER_ASK.match(text) and not _RIDS.search(plain))  # "note that I'm not"
         or _KEEPS.search(plain)  # "please don't remove the cat"
+        or _KEEP_IT.search(plain)  # "I know I said forget X, but keep it"
         or _WEIGHED.search(plain)  # "no point deleting the gym note"
         or (_AFFIRMS.search(plain) and not _DENIES.search(plain))  # "it's right"
     ):
