@@ -875,6 +875,7 @@ def test_since_the_weekend_goes_back_to_before_it() -> None:
         "bring back the old address... nah it's fine as is",
         "next week remind me to have you delete the old insurance policy",
         "whatever you do, keep my blood type",
+        "hey Siri, delete my 7am alarm",  # said to another assistant
         "I know I said forget my dad's diagnosis earlier, but keep it, he wants you "
         "to know",
         "all good, keep everything",

@@ -531,6 +531,8 @@ _NO_ACTION = re.compile(  # an agent's note that nothing is to change
     r"(?:deletion|removal|undo|request|rollback|change)\b|\bnot\s+a\s+request\s+to\b"
     r"|\bno\s+changes?\s+to\s+(?:the\s+|my\s+|your\s+)?memor(?:y|ies)\b"
     r"|\b(?:don't|do\s+not)\s+actually\s+(?:delete|remove|change|undo|forget|erase)\b"
+    # said to another assistant: "hey Siri, delete my 7am alarm"
+    r"|^\W*(?:(?:hey|ok(?:ay)?|hi)\W+)?(?:siri|alexa|google|cortana|bixby)\b"
 )
 _GENERIC = re.compile(  # "can you undo things?": a question about what the tool can do
     r"(?i)^(?:(?:a|an|any)\s+)?(?:specific|certain|particular|given|earlier|older|past"
