@@ -756,9 +756,7 @@ class VectorIndex:
         kept = self._scope_vectors(scope)
         if not len(kept.rows) or n <= 0:
             return []
-        query = np.asarray(vector, dtype=np.float32)
-        query = query / (float(np.linalg.norm(query)) or 1.0)
-        scores = kept.matrix @ query
+        scores = kept.matrix @ unit(vector)
         best = np.argsort(-scores, kind="stable")[:n]
         return [
             ChangeHit(int(kept.rows[i]), int(kept.tags[0][i]), float(scores[i]))
