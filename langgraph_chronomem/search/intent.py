@@ -171,11 +171,8 @@ def _topic(text: str) -> str:
     if asked and len(asked) < len(clauses):
         text = " ".join(asked)
     text = _clean(phrasing.NOT_THIS.sub("", _clean(text), count=1))
-    for filler in (
-        phrasing.OBJECT,
-        phrasing.SAID,
-        phrasing.OBJECT,
-    ):  # "the note where I said that I ..."
+    # "the note where I said that I ...": the fillers before what is meant
+    for filler in (phrasing.OBJECT, phrasing.SAID, phrasing.OBJECT):
         match = filler.match(text)
         if match:
             text = _clean(f"{match.groupdict().get('mod') or ''} {text[match.end() :]}")
@@ -196,9 +193,8 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
             return Intent("undo", "")
         return Intent("before" if topic else "at", topic, window)
     if topic or window or key["key"]:
-        ongoing = phrasing.ONGOING.search(text) and not phrasing.SAID.search(
-            text
-        )  # not "I said I was"
+        # "when I was renting", not "when I said I was"
+        ongoing = phrasing.ONGOING.search(text) and not phrasing.SAID.search(text)
         still = topic and (phrasing.STILL.search(text) or ongoing)
         return Intent("still" if still else "at", topic, window)
     return Intent("undo", "")  # "go back to the previous version"
@@ -294,16 +290,14 @@ def _parse(request: str, now: datetime) -> Intent:
             return none  # "bring back the old address... nah, it's fine as is"
         if _about_the_tool(plain, text[give.end() :]):
             return none  # "can you bring back deleted memories?"
-        given = _give_back(
-            text, give, window
-        )  # "my partner thinks you should restore X"
+        given = _give_back(text, give, window)
+        # "my partner thinks you should restore X": not asked of the memory
         return replace(
             given, asked=given.asked and not _not_asked(text[: give.start()])
         )
     if match is None:
-        just = phrasing.JUST_THIS.search(
-            text
-        )  # "no need to delete the cat, just the dog"
+        # "no need to delete the cat, just the dog"
+        just = phrasing.JUST_THIS.search(text)
         if just and (held or phrasing.KEEPS.search(text)):
             return Intent("undo", _topic(just["thing"]), window)
         return none if held else _without_command(text, plain, window)
@@ -380,14 +374,11 @@ def _parse(request: str, now: datetime) -> Intent:
         return Intent("at", "", TimeWindow(None, window.start))
     if match.lastgroup == "undo":
         first = re.split(r"[.;!?,]", _clean(rest), maxsplit=1)[0]  # "nuke it all. ok."
-        if phrasing.EVERYTHING.fullmatch(
-            _clean(first)
-        ):  # before every change: forget it all
-            return Intent("before", "", window)
+        if phrasing.EVERYTHING.fullmatch(_clean(first)):
+            return Intent("before", "", window)  # before every change: forget it all
         first = phrasing.TRAILING.sub("", first)  # "your last 4 changes lol"
-        few = phrasing.LAST_FEW.fullmatch(
-            _clean(first)
-        )  # "the last 2? they're both wrong"
+        # "the last 2? they're both wrong"
+        few = phrasing.LAST_FEW.fullmatch(_clean(first))
         times = few and (few["count"].lower().startswith("x") or few["times"])
         if few and (few["recent"] or few["after"] or few["noun"] or times):
             vague = few["count"].lower().removeprefix("a ").split()[0] in (
@@ -454,20 +445,17 @@ def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent
     if (
         (asks and not denied)
         or (phrasing.THANKS.search(plain) and not objects)
-        or (
-            phrasing.OTHER_ASK.match(text) and not phrasing.RIDS.search(plain)
-        )  # "note that I'm not"
+        # "note that I'm not" is no other ask
+        or (phrasing.OTHER_ASK.match(text) and not phrasing.RIDS.search(plain))
         or phrasing.KEEPS.search(plain)  # "please don't remove the cat"
         or phrasing.KEEP_IT.search(plain)  # "I know I said forget X, but keep it"
         or phrasing.WEIGHED.search(plain)  # "no point deleting the gym note"
-        or (
-            phrasing.AFFIRMS.search(plain) and not phrasing.DENIES.search(plain)
-        )  # "it's right"
+        # "it's right"
+        or (phrasing.AFFIRMS.search(plain) and not phrasing.DENIES.search(plain))
     ):
         return Intent("none", "", window)
-    news = phrasing.NEWS.search(plain) and not phrasing.RIDS.search(
-        plain
-    )  # "I'm not at Acme anymore"
+    # "I'm not at Acme anymore": news, unless it asks to be rid of it
+    news = phrasing.NEWS.search(plain) and not phrasing.RIDS.search(plain)
     return Intent("undo", topic, window, asked=bool(objects) and not news)
 
 
