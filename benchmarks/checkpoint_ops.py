@@ -23,8 +23,9 @@ ChronoCheckpointer shares a `ChronoStore`'s file, as `open_chronomem` opens it.
 Both are preloaded (not timed, `synchronous=NORMAL`, then reopened with the
 measured setting) with the same threads of chained checkpoints, each followed
 by two tasks' writes, as a graph run leaves them; then warmed up. In each timed
-phase the savers of both sizes take turns op by op, rotating who goes first
-(`store_ops.run_phase`), every one running the same ops from fixed seeds.
+phase the savers of both sizes take turns op by op, in a fresh random order
+each round (`store_ops.run_phase`), every one running the same ops from fixed
+seeds.
 
 On PostgreSQL (`--postgres [DSN]`; with no DSN a private server is started for
 the run, `benchmarks/stores.py`) each saver has its own database on the one

@@ -23,12 +23,13 @@ Three parts, all with one embeddings object (all-MiniLM-L6-v2, offline):
 Method: every store lives in its own directory under one temporary directory on
 disk (`--dir` picks its parent). Parts 1 and 2 preload with batched puts (not
 timed), warm up (puts and searches, untimed), then all stores of all sizes and
-the floor take turns op by op, rotating who goes first (`store_ops.run_phase`),
-every one running the same ops from fixed seeds. SqliteStore loads sqlite-vec,
-so it is connected through `pysqlite3` when Python's `sqlite3` cannot load
-extensions (its SQLite version is in the machine list). Part 3 times every write
-and the undo calls with `time.perf_counter_ns`; nothing searches the store
-between its writes and the first undo.
+the floor take turns op by op, in a fresh random order each round
+(`store_ops.run_phase`), every one running the same ops from fixed seeds.
+SqliteStore loads sqlite-vec, so it is connected through `pysqlite3` when
+Python's `sqlite3` cannot load extensions (its SQLite version is in the
+machine list). Part 3 times every write and the undo calls with
+`time.perf_counter_ns`; nothing searches the store between its writes and the
+first undo.
 """
 
 from __future__ import annotations

@@ -19,8 +19,9 @@ and statements each op sent the server.
 Method: every store lives in its own file under one temporary directory on
 disk (`--dir` picks its parent) and is preloaded to N items with batched puts
 (not timed), then warmed up. Within each timed phase the stores of all sizes
-take turns, one op each, rotating who goes first, so comparisons across stores
-and across sizes see the same machine conditions; every store runs the same op
+take turns, one op each, in a fresh random order each round, so comparisons
+across stores and across sizes see the same machine conditions (and no store
+always runs after the same neighbour); every store runs the same op
 sequence (fixed seeds), each call timed with `time.perf_counter_ns`. Dirty pages
 are flushed (`os.sync`) before each phase. A store that copies its whole memory
 per write gets fewer put and rollback ops at large sizes, and a store stops a
@@ -253,18 +254,25 @@ def run_phase(
 ) -> dict[tuple[int, str], list[int]]:
     """Time op 0, 1, 2... on every subject in turn; return nanoseconds by subject.
 
-    Each round starts with the next subject, so none always follows the same
-    neighbour. A subject whose phase has taken `settings.phase_seconds` (setup
-    included) stops once it has run `MIN_OPS` ops.
+    Each round takes the subjects in a fresh random order (seeded), so every
+    subject follows every other equally often. An op runs faster right after
+    an op of the same code (its Python and SQLite paths still in the CPU's
+    caches): rotating a fixed order would leave each subject behind the same
+    neighbour in all but one round of n, and in one measured run two
+    identical ChronoStores differed by 8% on put for that alone. A subject
+    whose phase has taken `settings.phase_seconds` (setup included) stops
+    once it has run `MIN_OPS` ops.
     """
     counts = {s.id: op_count(s, phase, settings) for s in subjects}
     samples: dict[tuple[int, str], list[int]] = {s.id: [] for s in subjects}
     spent = dict.fromkeys(samples, 0)
     budget = int(settings.phase_seconds * 1e9)
+    order = list(subjects)
+    shuffler = random.Random(f"{settings.seed}-{phase}")
     settle()
     for i in range(max(counts.values(), default=0)):
-        shift = i % len(subjects)
-        for subject in [*subjects[shift:], *subjects[:shift]]:
+        shuffler.shuffle(order)
+        for subject in order:
             key = subject.id
             if i >= counts[key] or (i >= MIN_OPS and spent[key] > budget):
                 continue

@@ -7,6 +7,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -258,3 +262,29 @@ def test_compaction_quick_keeps_what_it_must_and_shrinks_the_file(
     assert all(measured["checks"].values()), measured["checks"]
     assert measured["versions erased"] == 100 * 14
     assert measured["after / before"] < 0.7
+
+
+def test_no_store_always_times_its_op_after_the_same_neighbour() -> None:
+    # An op runs faster right after one of the same code, so a store that
+    # always followed one neighbour would be measured with that neighbour's
+    # warm or cold caches: the turns are shuffled every round.
+    from benchmarks.store_ops import QUICK, run_phase
+    from benchmarks.subjects import Subject
+
+    names = ["a", "b", "c", "d", "e"]
+    subjects = [
+        Subject(name, 1, store=None, close=lambda: None)  # type: ignore[arg-type]
+        for name in names
+    ]
+    ran: list[str] = []
+
+    def prepare(subject: Subject, i: int) -> Callable[[], None]:
+        return lambda: ran.append(subject.name)
+
+    settings = replace(QUICK, ops=200)
+    samples = run_phase(subjects, "get", prepare, settings)
+    assert all(len(samples[(1, n)]) == 200 for n in names)
+    after = Counter(pairwise(ran))
+    for name in names:
+        followed = [after[(other, name)] for other in names if other != name]
+        assert max(followed) < 0.5 * sum(followed), (name, followed)
