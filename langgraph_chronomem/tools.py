@@ -144,7 +144,7 @@ def _line(candidate: Candidate) -> str:
         who += f" (trust {_quote(commit.labels['trust'])})"
     what = "; ".join(_said(c) for c in candidate.changes) or commit.summary
     if candidate.action == "rollback":
-        count = len(candidate.diff)
+        count = candidate.changed
         what += f" (going back to v{candidate.target} changes {count} "
         what += "memory)" if count == 1 else "memories)"
     return f"[{candidate.id}] {commit.created_at:%Y-%m-%d}{who}: {what}"
@@ -196,11 +196,19 @@ def _question(resolution: Resolution) -> dict[str, Any]:
                 "commit": c.commit.version,
                 "summary": c.summary,
                 "date": c.commit.created_at.isoformat(timespec="seconds"),
-                "changes": [describe_change(x) for x in c.diff] or ["no change"],
+                "changes": _listed(c),
             }
             for i, c in enumerate(resolution.candidates)
         ],
     }
+
+
+def _listed(candidate: Candidate) -> list[str]:
+    """What acting on a candidate changes, in words, with how many are not listed."""
+    listed = [describe_change(x) for x in candidate.diff] or ["no change"]
+    if candidate.changed > len(candidate.diff):
+        listed.append(f"and {candidate.changed - len(candidate.diff)} more")
+    return listed
 
 
 def _pick(answer: Any, candidates: Sequence[Candidate]) -> Candidate | str:

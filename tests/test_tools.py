@@ -26,9 +26,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 from langgraph.runtime import Runtime
+from langgraph.store.base import PutOp
 from langgraph.types import Command
 
 from langgraph_chronomem import ChronoStore, ConfigError, ScopeError
+from langgraph_chronomem.search.candidates import DIFF_SHOWN
 from langgraph_chronomem.tools import (
     NamespaceTemplate,
     create_memory_history_tool,
@@ -411,6 +413,22 @@ def test_approval_lets_a_person_pick_among_close_matches(alice: ChronoStore) -> 
     done = graph.invoke(Command(resume=by_id["3.1"]["index"]), config())
     assert replies(done) == [UNDID_NYC]
     assert memory(alice) == {"home": BOSTON, "job": TEACHER, "pet": CAT}
+
+
+def test_approval_of_a_large_rollback_lists_part_and_counts_the_rest(
+    alice: ChronoStore,
+) -> None:
+    alice.batch([PutOp(ALICE, f"note{n}", {"text": f"note {n}"}) for n in range(80)])
+    back = "go back to before I moved to New York"
+    node = create_undo_node(require_approval=True)
+    graph = agent_graph(alice, [call("undo_memory", request=back)], node)
+    question = graph.invoke(ask(back), config())["__interrupt__"][0]
+    rollbacks = [c for c in question.value["candidates"] if c["action"] == "rollback"]
+    assert rollbacks, question.value
+    listed = rollbacks[0]["changes"]
+    total = len(alice.diff(ALICE, alice.head(ALICE), rollbacks[0]["target"]))
+    assert total > DIFF_SHOWN and len(listed) == DIFF_SHOWN + 1
+    assert listed[-1] == f"and {total - DIFF_SHOWN} more"
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,7 @@ from langgraph_chronomem import (
     ResolverConfig,
     commit_context,
 )
+from langgraph_chronomem.search.candidates import DIFF_SHOWN
 from langgraph_chronomem.tools import (
     create_memory_history_tool,
     create_undo_memory_tool,
@@ -173,6 +174,25 @@ def test_going_back_in_time_is_for_requests_that_ask_for_it(
     surgical = memory.resolve(MAYA, "undo my move to San Francisco").best
     assert surgical is not None and surgical.action == "revert"
     assert [c.key for c in surgical.diff] == [key("home")]
+
+
+def test_going_back_over_an_import_lists_a_bounded_part_of_it(
+    fresh: ChronoStore,
+) -> None:
+    """A candidate that would undo a large import says how many memories it
+    changes and lists the first few, not all of them."""
+    fresh.batch(
+        [PutOp(MAYA, key(f"note {n}"), fact(f"User note {n}")) for n in range(120)]
+    )
+    resolution = fresh.resolve(MAYA, "go back to before I moved to San Francisco")
+    travel = resolution.best
+    assert travel is not None and travel.action == "rollback"
+    everything = fresh.diff(MAYA, fresh.head(MAYA), travel.target)
+    assert travel.changed == len(everything) > 120
+    assert travel.diff == tuple(everything[:DIFF_SHOWN])
+    result = fresh.apply(MAYA, resolution, choice=0)
+    assert result.applied and result.commit is not None
+    assert len(result.commit.changes) == travel.changed  # acting does it all
 
 
 # 3. No undo verb, or framing -------------------------------------------------------

@@ -211,6 +211,7 @@ def candidate(rank: int, c: Candidate) -> dict[str, Any]:
             "coverage": c.scores.coverage,
         },
         "diff": changes(c.diff),
+        "changed": c.changed,
         "conflicts": [_conflict_item(x) for x in c.conflicts],
     }
 

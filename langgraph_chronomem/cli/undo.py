@@ -122,8 +122,8 @@ def _short(changes: Sequence[Change], scope: Sequence[str]) -> list[str]:
 def _effect(c: Candidate, scope: Sequence[str]) -> Text:
     """What acting on `c` would change at HEAD, a line per item, conflicts in red."""
     lines = _short(c.diff[:_LISTED], scope)
-    if len(c.diff) > _LISTED:
-        lines.append(f"and {len(c.diff) - _LISTED} more")
+    if c.changed > _LISTED:
+        lines.append(f"and {c.changed - _LISTED} more")
     text = Text("\n".join(lines) if lines else "nothing")
     if c.conflicts:
         text.append(f"\nconflict: {_conflict_text(c.conflicts, scope)}", style="red")

@@ -10,7 +10,7 @@ Each undo is a new commit, so history only grows; `revert` and
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -67,10 +67,18 @@ class TravelOps(TransactionCore):
 
     def diff(self, scope: Namespace, v1: int, v2: int) -> list[Change]:
         """What differs between the scope at `v1` and at `v2` (old = at v1)."""
+        return list(self.changes_between(scope, v1, v2))
+
+    def changes_between(self, scope: Namespace, v1: int, v2: int) -> Iterator[Change]:
+        """`diff`, one change at a time: a caller that shows only the first few
+        of a large diff never holds the rest. The versions are checked at once;
+        iterate inside the transaction."""
         self.check_version(scope, v1, allow_zero=True)
         self.check_version(scope, v2, allow_zero=True)
+        return self._changes_between(scope, v1, v2)
+
+    def _changes_between(self, scope: Namespace, v1: int, v2: int) -> Iterator[Change]:
         lo, hi = sorted((v1, v2))
-        changes = []
         for at_lo, at_hi in self._rows_since(scope, lo, hi):
             was = at_lo.erased if at_lo else None
             if at_lo and at_lo.value == at_hi.value and was == at_hi.erased:
@@ -82,17 +90,9 @@ class TravelOps(TransactionCore):
                 if v1 > v2:
                     sides.reverse()
                 (old, was), (new, now) = sides
-                changes.append(
-                    Change(
-                        namespace_from_text(at_hi.namespace),
-                        at_hi.key,
-                        old,
-                        new,
-                        was,
-                        now,
-                    )
+                yield Change(
+                    namespace_from_text(at_hi.namespace), at_hi.key, old, new, was, now
                 )
-        return changes
 
     def rollback(self, scope: Namespace, to: int, meta: CommitMeta) -> Commit:
         """Restore the scope to its state at `to`, as a new commit."""

@@ -22,6 +22,7 @@ from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.intent import Intent, content_words
 
 __all__ = [
+    "DIFF_SHOWN",
     "MODES",
     "PLAN",
     "Action",
@@ -34,6 +35,9 @@ __all__ = [
     "stem",
     "words_of",
 ]
+
+DIFF_SHOWN = 50
+"""How many of the items acting on a candidate would change it lists (`diff`)."""
 
 Mode = Literal["auto", "revert", "rollback"]
 """How much an undo changes: `revert` only the matched items, `rollback` the
@@ -169,9 +173,12 @@ class Candidate:
             last one at which a replaced value held ("when X was still true").
         action: `revert` restores only `changes`' items; `rollback` the whole
             scope to `target`.
-        diff: What acting would change at HEAD (old = HEAD now).
+        diff: What acting would change at HEAD (old = HEAD now): the first
+            `DIFF_SHOWN` items of it, so a request that goes back over a
+            100k-item import neither holds nor shows 100k changes.
         conflicts: Items a revert would overwrite: changed again since.
         scores: The score each stage gave.
+        changed: How many items acting would change (`diff` lists the first).
     """
 
     id: str
@@ -182,6 +189,7 @@ class Candidate:
     diff: tuple[Change, ...]
     conflicts: tuple[Conflict, ...]
     scores: StageScores
+    changed: int = 0
 
     @property
     def summary(self) -> str:

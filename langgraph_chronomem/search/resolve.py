@@ -20,9 +20,10 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -30,9 +31,10 @@ import numpy as np
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.describe import change_text
 from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.types import Change, Commit, Namespace
+from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
 from langgraph_chronomem.errors import CompactedError, InvalidRequestError
 from langgraph_chronomem.search.candidates import (
+    DIFF_SHOWN,
     MODES,
     PLAN,
     Action,
@@ -464,19 +466,24 @@ class Resolver:
     def _effect(
         tx: LogTransaction, scope: Namespace, head: int, candidate: Candidate
     ) -> Candidate:
-        """The candidate with what acting on it would change at HEAD."""
+        """The candidate with what acting on it would change at HEAD: how many
+        items, and the first `DIFF_SHOWN` of them."""
+        conflicts: tuple[Conflict, ...] = ()
         if candidate.action == "revert":
             diff, conflicts = tx.revert_effect(
                 scope, candidate.commit.version, items=candidate.items
             )
-            return replace(candidate, diff=diff, conflicts=conflicts)
-        target = candidate.target
-        try:
-            tx.check_whole(scope, target)
-        except CompactedError:  # cannot be gone back to: acting changes nothing
-            return candidate
-        diff = tuple(tx.diff(scope, head, target)) if target != head else ()
-        return replace(candidate, diff=diff)
+            changes: Iterator[Change] = iter(diff)
+        else:
+            target = candidate.target
+            try:
+                tx.check_whole(scope, target)
+            except CompactedError:  # cannot be gone back to: acting changes nothing
+                return candidate
+            changes = tx.changes_between(scope, head, target)
+        shown = tuple(islice(changes, DIFF_SHOWN))
+        changed = len(shown) + sum(1 for _ in changes)
+        return replace(candidate, diff=shown, conflicts=conflicts, changed=changed)
 
     def _rerank(
         self, ranker: Any, topic: str, found: list[Candidate], texts: list[str]
