@@ -547,8 +547,16 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         "the libpq DSN names (its user creates databases), or without one a "
         "private server started for the run",
     )
+    parser.add_argument(
+        "--twin",
+        action="store_true",
+        help="also measure a second, identical ChronoStore: how far apart the "
+        "two come out is the method's own noise",
+    )
     add_output_arguments(parser)
     args = parser.parse_args(argv)
+    if args.twin and args.postgres is not None:
+        parser.error("--twin measures the SQLite stores; leave out --postgres")
     settings = QUICK if args.quick else FULL
     overrides = {
         "sizes": tuple(sorted(set(args.sizes))) if args.sizes else None,
@@ -639,7 +647,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         machine = machine_info(Path(tmp))
         log(f"measuring in {tmp}")
         if args.postgres is None:
-            results, per_op = run(settings, Path(tmp), log)
+            subjects: Opener = partial(open_subjects, twin=args.twin)
+            results, per_op = run(settings, Path(tmp), log, subjects)
             usage = disk_usage(Path(tmp), settings.sizes)
         else:
             with postgres_opener(args.postgres) as (opener, meters):

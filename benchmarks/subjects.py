@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
@@ -23,6 +23,7 @@ from langgraph_chronomem import ChronoStore
 
 __all__ = [
     "CHRONO",
+    "CHRONO_TWIN",
     "IN_MEMORY",
     "NAIVE",
     "SCOPE",
@@ -34,6 +35,7 @@ __all__ = [
 ]
 
 CHRONO = "ChronoStore"
+CHRONO_TWIN = "ChronoStore (twin)"  # `store_ops.py --twin`: the method's own noise
 SQLITE_WAL = "SqliteStore (WAL)"
 SQLITE_DEFAULT = "SqliteStore (defaults)"
 IN_MEMORY = "InMemoryStore"
@@ -81,6 +83,13 @@ def open_chrono(directory: Path, size: int, synchronous: str) -> Subject:
         return partial(store.rollback, SCOPE, to=store.head(SCOPE))
 
     return Subject(CHRONO, size, store, store.close, mark)
+
+
+def open_chrono_twin(directory: Path, size: int, synchronous: str) -> Subject:
+    """A second ChronoStore, the same as the first: what separates the two is
+    the measuring method's own noise and bias."""
+    (directory / "twin").mkdir()
+    return replace(open_chrono(directory / "twin", size, synchronous), name=CHRONO_TWIN)
 
 
 def _open_sqlite(
@@ -131,15 +140,17 @@ OPENERS: tuple[Callable[[Path, int, str], Subject], ...] = (
 
 @contextmanager
 def open_subjects(
-    root: Path, sizes: Sequence[int], synchronous: str
+    root: Path, sizes: Sequence[int], synchronous: str, *, twin: bool = False
 ) -> Iterator[list[Subject]]:
-    """Every store at every size, each in its own file below `root`."""
+    """Every store at every size, each in its own file below `root`; with
+    `twin`, a second ChronoStore beside the first."""
+    openers = (OPENERS[0], open_chrono_twin, *OPENERS[1:]) if twin else OPENERS
     subjects: list[Subject] = []
     try:
         for size in sizes:
             directory = root / str(size)
             directory.mkdir()
-            subjects += [opener(directory, size, synchronous) for opener in OPENERS]
+            subjects += [opener(directory, size, synchronous) for opener in openers]
         yield subjects
     finally:
         for subject in subjects:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.subjects import STORES
+from benchmarks.subjects import CHRONO_TWIN, STORES
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK_TINY = "benchmarks/store_ops.py --quick --sizes 100 200 --ops 5 --rollbacks 3"
@@ -39,15 +39,15 @@ def test_store_ops_quick_reports_every_store_and_target(tmp_path: Path) -> None:
     report = tmp_path / "ops.json"
     table = run_benchmark(
         *QUICK_TINY.split(),
-        *("--dir", str(tmp_path), "--json", str(report)),
+        *("--twin", "--dir", str(tmp_path), "--json", str(report)),
         timeout=60,
     )
-    for store in STORES:
+    for store in (*STORES, CHRONO_TWIN):
         assert f"| 100 | {store} |" in table
         assert f"| 200 | {store} |" in table
     assert "### Targets" in table
     results = json.loads(report.read_text())["results"]
-    assert set(results["200"]) == set(STORES)
+    assert set(results["200"]) == {*STORES, CHRONO_TWIN}
     assert results["200"]["ChronoStore"]["rollback"]["n"] == 3
     assert "rollback" not in results["200"]["InMemoryStore"]
 
