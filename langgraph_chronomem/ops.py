@@ -1,9 +1,9 @@
 """LangGraph store ops in, log reads and writes out.
 
 `check_ops` validates a whole batch before anything runs (so a bad op changes
-nothing) and turns its `PutOp`s into log writes; `run_reads` answers the read ops
-inside an open log transaction, at HEAD or at one version of one scope. The store
-and its read-only `as_of` view share both.
+nothing) and turns its `PutOp`s into log writes (`check_put` does one put);
+`run_reads` answers the read ops inside an open log transaction, at HEAD or at
+one version of one scope. The store and its read-only `as_of` view share both.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ __all__ = [
     "check_key",
     "check_moment",
     "check_ops",
+    "check_put",
     "check_scope",
     "run_reads",
 ]
@@ -114,31 +115,15 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
     ops = list(ops)
     writes = []
     for op in ops:
-        if not isinstance(op, (GetOp, PutOp, SearchOp, ListNamespacesOp)):
+        if isinstance(op, PutOp):
+            writes.append(check_put(op, depth))
+            continue
+        if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
             raise TypeError(f"not a store op: {op!r}")
         validate_op_namespace(op)
-        if isinstance(op, (GetOp, PutOp)):
-            check_key(op.key)
-            if not op.namespace:
-                raise InvalidNamespaceError("Namespace cannot be empty.")
-            scope_of(op.namespace, depth)
-        if isinstance(op, PutOp):
-            ttl = op.ttl
-            if ttl is not None and (
-                isinstance(ttl, bool)
-                or not isinstance(ttl, (int, float))
-                or not math.isfinite(ttl)
-                or ttl <= 0
-            ):
-                raise InvalidValueError(f"ttl is minutes > 0 or None, got {ttl!r}")
-            if op.index not in (None, False) and not (
-                isinstance(op.index, list) and all(isinstance(f, str) for f in op.index)
-            ):
-                raise InvalidValueError(
-                    f"index is None, False or a list of field paths, got {op.index!r}"
-                )
-            writes.append(Write(op.namespace, op.key, op.value, ttl, op.index))
-        elif isinstance(op, (SearchOp, ListNamespacesOp)):
+        if isinstance(op, GetOp):
+            _check_item(op.namespace, op.key, depth)
+        else:
             check_count("limit", op.limit)
             check_count("offset", op.offset)
         if isinstance(op, ListNamespacesOp):
@@ -149,6 +134,49 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
                         f"not {condition.match_type!r}"
                     )
     return ops, writes
+
+
+def check_put(op: PutOp, depth: int) -> Write:
+    """Validate one put (as `check_ops` does) and return the write it makes.
+
+    `ChronoStore.put` calls it directly: a put is the call agents make most.
+
+        >>> write = check_put(PutOp(("memories", "alice"), "home", {"city": "NYC"}), 2)
+        >>> write.namespace, write.key, write.value
+        (('memories', 'alice'), 'home', {'city': 'NYC'})
+        >>> check_put(PutOp(("memories",), "home", {"city": "NYC"}), 2)
+        Traceback (most recent call last):
+        ...
+        langgraph_chronomem.errors.ScopeError: ...
+
+    Raises:
+        The errors of `check_ops` for a put.
+    """
+    validate_op_namespace(op)
+    _check_item(op.namespace, op.key, depth)
+    ttl = op.ttl
+    if ttl is not None and (
+        isinstance(ttl, bool)
+        or not isinstance(ttl, (int, float))
+        or not math.isfinite(ttl)
+        or ttl <= 0
+    ):
+        raise InvalidValueError(f"ttl is minutes > 0 or None, got {ttl!r}")
+    if op.index not in (None, False) and not (
+        isinstance(op.index, list) and all(isinstance(f, str) for f in op.index)
+    ):
+        raise InvalidValueError(
+            f"index is None, False or a list of field paths, got {op.index!r}"
+        )
+    return Write(op.namespace, op.key, op.value, ttl, op.index)
+
+
+def _check_item(namespace: Namespace, key: str, depth: int) -> None:
+    """The checks of an op that names one item: its key, a namespace, a scope."""
+    check_key(key)
+    if not namespace:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
+    scope_of(namespace, depth)
 
 
 def _matches(condition: MatchCondition, namespace: Namespace) -> bool:

@@ -50,10 +50,16 @@ from langgraph_chronomem.context import current_meta
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.sqlite import SqliteEngine
-from langgraph_chronomem.engine.types import Write
+from langgraph_chronomem.engine.types import CommitMeta, Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, InvalidRequestError, StorageError
-from langgraph_chronomem.ops import ReadPlan, check_count, check_ops, run_reads
+from langgraph_chronomem.ops import (
+    ReadPlan,
+    check_count,
+    check_ops,
+    check_put,
+    run_reads,
+)
 from langgraph_chronomem.review import Review
 from langgraph_chronomem.search.chroma import CHROMA_URL_ENV, NO_CHROMA, ChromaServer
 from langgraph_chronomem.search.index import SearchIndex
@@ -488,9 +494,10 @@ class ChronoStore(BaseStore, VersionControl, Review):
         ttl: float | NotProvided | None = NOT_PROVIDED,
     ) -> None:
         """`BaseStore.put`, in fewer steps: a put is the call agents make most,
-        so its one op goes from the checks straight to embedding (if any) and
+        so its one op goes from its checks straight to embedding (if any) and
         its transaction (`batch([PutOp(...)])` does the same work through more
-        calls).
+        calls, each of which costs a put several microseconds when the CPU's
+        caches are cold).
 
         Args:
             namespace: Where the item lives; its first `scope_depth` labels
@@ -514,8 +521,11 @@ class ChronoStore(BaseStore, VersionControl, Review):
         if isinstance(ttl, NotProvided):
             ttl = (self.ttl_config or {}).get("default_ttl")
         op = PutOp(namespace, str(key), value, index=index, ttl=ttl)
-        ops, writes = check_ops([op], self.scope_depth)  # labels, key, value, TTL
-        self._embed_and_run(ops, writes)
+        write = check_put(op, self.scope_depth)  # labels, key, value, TTL
+        if self._search.indexes_items:
+            self._embed_and_run([op], [write])
+        else:
+            self._commit([write])
 
     def _embed_and_run(
         self,
@@ -631,6 +641,18 @@ class ChronoStore(BaseStore, VersionControl, Review):
 
     aput_if = in_thread(put_if)
 
+    def _write_meta(self) -> CommitMeta:
+        """The metadata of a commit made now (`commit_context`, the run's labels)."""
+        meta = current_meta()
+        return replace(meta, hold_returning=True) if self._hold_returning else meta
+
+    def _commit(self, writes: list[Write]) -> None:
+        """`_run` for writes alone with nothing to embed: one transaction."""
+        with self._engine.transaction(write=True) as tx:
+            committed = tx.write(writes, self._write_meta())
+        if committed:
+            self._search.after_commit({})
+
     def _run(
         self,
         ops: list[Op],
@@ -640,9 +662,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
         *,
         expect: Callable[[LogTransaction], None] | None = None,
     ) -> list[Result]:
-        meta = current_meta() if writes else None
-        if meta is not None and self._hold_returning:
-            meta = replace(meta, hold_returning=True)
+        meta = self._write_meta() if writes else None
         plan = None
         if len(writes) < len(ops):  # some op reads
             vectors = self._search.searchable() if queries else None
