@@ -26,7 +26,6 @@ from typing import Any
 
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.travel import TravelOps
 from langgraph_chronomem.search import resolve as resolve_module
 from langgraph_chronomem.search.resolve import Resolver
 from langgraph_chronomem.search.vectors import VectorIndex
@@ -40,8 +39,9 @@ CALLER = {  # stage -> what it is; the caller's thread, in the order resolve run
     "dense wait": "waiting for the dense worker after BM25 returned",
     "rrf + load commits": "contrast vectors (kept in memory), RRF (`Resolver._fuse`)",
     "rerank": "FlashRank rerank of the top K (`Resolver._rerank`)",
-    "decide: diffs": "diff from HEAD to each rollback candidate's target (`tx.diff`)",
-    "decide: rest": "loading candidate commits, revert effects, the rule to act",
+    "decide: effects": "what acting on each candidate changes: rollback diffs, revert "
+    "effects (`Resolver._effect`)",
+    "decide: rest": "loading candidate commits, the rule to act",
     "shortcut": "`_latest` / `_redo`: requests with no topic, or redo",
     "txn + glue": "read transactions' BEGIN/COMMIT, lock waits, glue code",
 }
@@ -167,15 +167,7 @@ def install(stores: list[ChronoStore], clock: StageClock) -> Callable[[], None]:
     patch(VectorIndex, "catch_up", lambda f: span("dense: catch-up check", f))
     patch(VectorIndex, "query_changes", lambda f: span("dense: chroma query", f))
 
-    def timed_diff(f: Callable[..., Any]) -> Callable[..., Any]:
-        def diff(*args: Any, **kwargs: Any) -> Any:
-            inside_decide = not _in_worker()
-            with clock.span("decide: diffs") if inside_decide else _nothing():
-                return f(*args, **kwargs)
-
-        return diff
-
-    patch(TravelOps, "diff", timed_diff)  # LogTransaction inherits it
+    patch(Resolver, "_effect", lambda f: staticmethod(span("decide: effects", f)))
 
     for store in stores:
         search = store._search  # the benchmark reaches into the store on purpose
@@ -190,11 +182,6 @@ def install(stores: list[ChronoStore], clock: StageClock) -> Callable[[], None]:
             undo.pop()()
 
     return uninstall
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield
 
 
 def _timed_transaction(
