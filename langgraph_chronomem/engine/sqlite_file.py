@@ -25,7 +25,14 @@ from pathlib import Path
 
 from langgraph_chronomem.errors import StorageError
 
-__all__ = ["connect", "enable_wal", "storage_error"]
+__all__ = ["CACHE_KIB", "connect", "enable_wal", "storage_error"]
+
+# SQLite's page cache per connection, in KiB (its default is 2,000). A scan
+# (a filtered search, a rollback's reads) pages through the whole table, and a
+# log keeps every version, so at 10k items it no longer fit the default and
+# every search read it again from the OS. Pages are allocated as they are read,
+# so a small store uses no more than it holds.
+CACHE_KIB = 65_536
 
 # SQLite's own text for the storage failures a caller can act on, and the fix.
 _FAULTS = {
@@ -98,7 +105,7 @@ def connect(path: Path, timeout: float, *, read_only: bool) -> sqlite3.Connectio
         )
 
     if not read_only:
-        return open_(path)
+        return _with_cache(open_(path))
     if not path.is_file():
         raise StorageError(
             f"there is no store at {path.parent}: read_only=True opens an existing "
@@ -108,7 +115,7 @@ def connect(path: Path, timeout: float, *, read_only: bool) -> sqlite3.Connectio
     conn = open_(f"{address}?mode=ro", uri=True)
     try:
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        return conn
+        return _with_cache(conn)
     except sqlite3.OperationalError:
         conn.close()
     wal = path.with_name(path.name + "-wal")
@@ -118,7 +125,14 @@ def connect(path: Path, timeout: float, *, read_only: bool) -> sqlite3.Connectio
             "media; open the store once where it can be written (or copy it "
             "there) to fold them in"
         )
-    return open_(f"{address}?immutable=1", uri=True)
+    return _with_cache(open_(f"{address}?immutable=1", uri=True))
+
+
+def _with_cache(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """The connection, with a page cache of `CACHE_KIB` (set once it is open:
+    on read-only media a pragma before the first read fails)."""
+    conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+    return conn
 
 
 def enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
