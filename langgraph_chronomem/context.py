@@ -99,10 +99,16 @@ def runtime_labels() -> dict[str, str]:
     return {name: str(value) for name, value in labels.items() if value is not None}
 
 
-def current_meta() -> CommitMeta:
-    """The metadata for a commit made now: the context's, plus the run's labels."""
+def current_meta(*, hold_returning: bool = False) -> CommitMeta:
+    """The metadata for a commit made now: the context's, plus the run's labels,
+    and `hold_returning` if the store holds returning values for review."""
     meta = _META.get() or _NO_META
-    from_run = runtime_labels()
-    if not from_run:
+    # Outside a run, no call to find no labels: every put asks.
+    from_run = runtime_labels() if var_child_runnable_config.get() else None
+    if not from_run and not hold_returning:
         return meta
-    return replace(meta, labels={**from_run, **meta.labels})
+    return replace(
+        meta,
+        labels={**(from_run or {}), **meta.labels},
+        hold_returning=hold_returning or meta.hold_returning,
+    )

@@ -8,10 +8,12 @@ one version of one scope. The store and its read-only `as_of` view share both.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, Literal
 
 from langgraph.store.base import (
     GetOp,
@@ -116,7 +118,11 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
     writes = []
     for op in ops:
         if isinstance(op, PutOp):
-            writes.append(check_put(op, depth))
+            writes.append(
+                check_put(
+                    op.namespace, op.key, op.value, depth, index=op.index, ttl=op.ttl
+                )
+            )
             continue
         if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
             raise TypeError(f"not a store op: {op!r}")
@@ -136,15 +142,25 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
     return ops, writes
 
 
-def check_put(op: PutOp, depth: int) -> Write:
-    """Validate one put (as `check_ops` does) and return the write it makes.
+def check_put(
+    namespace: Namespace,
+    key: str,
+    value: Mapping[str, Any] | None,
+    depth: int,
+    *,
+    index: Literal[False] | list[str] | None = None,
+    ttl: float | None = None,
+) -> Write:
+    """Validate one put (a `PutOp`'s fields, as `check_ops` does) and return the
+    write it makes.
 
-    `ChronoStore.put` calls it directly: a put is the call agents make most.
+    `ChronoStore.put` calls it directly, without making a `PutOp`: a put is the
+    call agents make most.
 
-        >>> write = check_put(PutOp(("memories", "alice"), "home", {"city": "NYC"}), 2)
+        >>> write = check_put(("memories", "alice"), "home", {"city": "NYC"}, 2)
         >>> write.namespace, write.key, write.value
         (('memories', 'alice'), 'home', {'city': 'NYC'})
-        >>> check_put(PutOp(("memories",), "home", {"city": "NYC"}), 2)
+        >>> check_put(("memories",), "home", {"city": "NYC"}, 2)
         Traceback (most recent call last):
         ...
         langgraph_chronomem.errors.ScopeError: ...
@@ -152,9 +168,7 @@ def check_put(op: PutOp, depth: int) -> Write:
     Raises:
         The errors of `check_ops` for a put.
     """
-    validate_op_namespace(op)
-    _check_item(op.namespace, op.key, depth)
-    ttl = op.ttl
+    _check_item(namespace, key, depth)
     if ttl is not None and (
         isinstance(ttl, bool)
         or not isinstance(ttl, (int, float))
@@ -162,21 +176,36 @@ def check_put(op: PutOp, depth: int) -> Write:
         or ttl <= 0
     ):
         raise InvalidValueError(f"ttl is minutes > 0 or None, got {ttl!r}")
-    if op.index not in (None, False) and not (
-        isinstance(op.index, list) and all(isinstance(f, str) for f in op.index)
+    if index not in (None, False) and not (
+        isinstance(index, list) and all(isinstance(f, str) for f in index)
     ):
         raise InvalidValueError(
-            f"index is None, False or a list of field paths, got {op.index!r}"
+            f"index is None, False or a list of field paths, got {index!r}"
         )
-    return Write(op.namespace, op.key, op.value, ttl, op.index)
+    return Write(tuple(namespace), key, value, ttl, index)
 
 
 def _check_item(namespace: Namespace, key: str, depth: int) -> None:
     """The checks of an op that names one item: its key, a namespace, a scope."""
     check_key(key)
+    try:
+        _item_scope(namespace, depth)
+    except TypeError:  # a label no dict can hold (a list): say what is wrong
+        _item_scope.__wrapped__(namespace, depth)
+
+
+@functools.lru_cache(maxsize=4096)
+def _item_scope(namespace: Namespace, depth: int) -> Namespace:
+    """The scope of an item's namespace, checked by LangGraph's label rules.
+
+    Cached: every put and get asks, agents keep writing to the same few
+    namespaces, and a cached answer is a dict lookup where the checks are
+    several Python calls (each about 3 µs when the CPU's caches are cold).
+    """
     if not namespace:
         raise InvalidNamespaceError("Namespace cannot be empty.")
-    scope_of(namespace, depth)
+    validate_op_namespace(GetOp(tuple(namespace), ""))
+    return scope_of(namespace, depth)
 
 
 def _matches(condition: MatchCondition, namespace: Namespace) -> bool:

@@ -26,7 +26,6 @@ import concurrent.futures
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -50,7 +49,7 @@ from langgraph_chronomem.context import current_meta
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.sqlite import SqliteEngine
-from langgraph_chronomem.engine.types import CommitMeta, Write
+from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, InvalidRequestError, StorageError
 from langgraph_chronomem.ops import (
@@ -495,9 +494,10 @@ class ChronoStore(BaseStore, VersionControl, Review):
     ) -> None:
         """`BaseStore.put`, in fewer steps: a put is the call agents make most,
         so its one op goes from its checks straight to embedding (if any) and
-        its transaction (`batch([PutOp(...)])` does the same work through more
-        calls, each of which costs a put several microseconds when the CPU's
-        caches are cold).
+        its transaction. `batch([PutOp(...)])` does the same work through more
+        calls, and each Python call costs a put about 3 µs when the CPU's
+        caches are cold, as they are between an agent's other work (see
+        "Python calls" in docs/benchmarks.md).
 
         Args:
             namespace: Where the item lives; its first `scope_depth` labels
@@ -520,12 +520,20 @@ class ChronoStore(BaseStore, VersionControl, Review):
             )
         if isinstance(ttl, NotProvided):
             ttl = (self.ttl_config or {}).get("default_ttl")
-        op = PutOp(namespace, str(key), value, index=index, ttl=ttl)
-        write = check_put(op, self.scope_depth)  # labels, key, value, TTL
-        if self._search.indexes_items:
+        key = str(key)
+        write = check_put(  # labels, key, value, TTL
+            namespace, key, value, self._engine.scope_depth, index=index, ttl=ttl
+        )
+        if self._search.item_fields is not None:  # it indexes items
+            op = PutOp(namespace, key, value, index=index, ttl=ttl)
             self._embed_and_run([op], [write])
-        else:
-            self._commit([write])
+            return
+        # Made outside the write lock, which other writers wait for.
+        meta = current_meta(hold_returning=self._hold_returning)
+        with self._engine.transaction(write=True) as tx:
+            committed = tx.write([write], meta)
+        if committed:
+            self._search.after_commit({})
 
     def _embed_and_run(
         self,
@@ -641,18 +649,6 @@ class ChronoStore(BaseStore, VersionControl, Review):
 
     aput_if = in_thread(put_if)
 
-    def _write_meta(self) -> CommitMeta:
-        """The metadata of a commit made now (`commit_context`, the run's labels)."""
-        meta = current_meta()
-        return replace(meta, hold_returning=True) if self._hold_returning else meta
-
-    def _commit(self, writes: list[Write]) -> None:
-        """`_run` for writes alone with nothing to embed: one transaction."""
-        with self._engine.transaction(write=True) as tx:
-            committed = tx.write(writes, self._write_meta())
-        if committed:
-            self._search.after_commit({})
-
     def _run(
         self,
         ops: list[Op],
@@ -662,7 +658,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
         *,
         expect: Callable[[LogTransaction], None] | None = None,
     ) -> list[Result]:
-        meta = self._write_meta() if writes else None
+        meta = current_meta(hold_returning=self._hold_returning) if writes else None
         plan = None
         if len(writes) < len(ops):  # some op reads
             vectors = self._search.searchable() if queries else None

@@ -220,3 +220,19 @@ def test_batch_validates_every_namespace_and_writes_nothing(
         store.batch([good, op])
     assert store.get(("users", "1"), "k") is None
     assert store.head(("users", "1")) == 0
+
+
+def test_a_namespace_is_checked_on_every_put_not_only_the_first(
+    store: ChronoStore,
+) -> None:
+    # A namespace's checked scope is cached, its refusals are not; a label no
+    # dict can hold (a list) is refused like any other bad label.
+    for _ in range(2):
+        with pytest.raises(InvalidNamespaceError):
+            store.put(("users", ["1"]), "k", {"v": 1})  # type: ignore[arg-type]
+        with pytest.raises(InvalidNamespaceError):
+            store.put(("users", "a.b"), "k", {"v": 1})
+    store.put(["users", "1"], "k", {"v": 1})  # type: ignore[arg-type]
+    item = store.get(("users", "1"), "k")
+    assert item is not None and item.namespace == ("users", "1")
+    assert store.head(("users", "1")) == 1

@@ -42,6 +42,7 @@ from langgraph_chronomem.engine.rows import (
     chunks,
     namespace_from_text,
     namespace_text,
+    placed,
     scope_key,
     scope_of,
     scope_text,
@@ -137,11 +138,8 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
 
     def head(self, scope: Namespace) -> int:
         """The scope's HEAD version; 0 before its first commit."""
-        return self._head(scope_text(scope))
-
-    def _head(self, sc: str) -> int:
-        row = self.cur.execute(self.sql.HEAD, (sc,)).fetchone()
-        return row[0] if row else 0
+        head: int = self.cur.execute(self.sql.HEAD, (scope_text(scope),)).fetchone()[0]
+        return head
 
     def stats(self) -> StoreStats:
         """Every scope's numbers, and how far each projection has read the log."""
@@ -321,12 +319,11 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
     def _write_all(self, writes: Sequence[Write], meta: CommitMeta) -> list[_Written]:
         by_scope: dict[Namespace, dict[tuple[str, str], _NewRow]] = {}
         ops: dict[Namespace, Op] = {}
-        proposing = self._needs_review(meta)
+        proposing = bool(meta.review or meta.labels) and self._needs_review(meta)
         depth = self.scope_depth
         for write in writes:
             namespace, key, index = write.namespace, write.key, write.index
-            scope = scope_of(namespace, depth)
-            ns = namespace_text(namespace)
+            scope, ns = placed(namespace, depth)
             value = None if write.value is None else encode_value(write.value)
             rows = by_scope.setdefault(scope, {})
             rows[(ns, key)] = _NewRow(
@@ -418,7 +415,7 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         cur, sql = self.cur, self.sql
         sc = scope_text(scope)
         proposing = op == "propose"
-        parent = self._head(sc)
+        parent = cur.execute(sql.HEAD, (sc,)).fetchone()[0]  # 0: no commit yet
         task = _task_of(meta.labels) if meta.labels else None
         version = parent + 1
         stamp = now_text() if meta.timestamp is None else encode_time(meta.timestamp)

@@ -7,6 +7,7 @@ importing it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ __all__ = [
     "chunks",
     "namespace_from_text",
     "namespace_text",
+    "placed",
     "scope_key",
     "scope_of",
     "scope_text",
@@ -64,6 +66,23 @@ def scope_of(namespace: Namespace, depth: int) -> Namespace:
             f"{depth}; give at least {depth} labels, e.g. ('memories', '<user_id>')"
         )
     return tuple(namespace[:depth])
+
+
+@functools.lru_cache(maxsize=4096)
+def placed(namespace: Namespace, depth: int) -> tuple[Namespace, str]:
+    """`scope_of` and `namespace_text` at once, for a write's (tuple) namespace.
+
+        >>> placed(("memories", "alice", "food"), 2)
+        (('memories', 'alice'), 'memories.alice.food')
+
+    Cached: every write asks, agents keep writing to the same few namespaces,
+    and a cached answer is a dict lookup where the two are Python calls (each
+    about 3 µs when the CPU's caches are cold).
+
+    Raises:
+        ScopeError: If the namespace is shorter than `depth`.
+    """
+    return scope_of(namespace, depth), namespace_text(namespace)
 
 
 def namespace_from_text(text: str) -> Namespace:

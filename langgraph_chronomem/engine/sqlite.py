@@ -544,6 +544,13 @@ class SqliteEngine:
                     self.scope_depth,
                     omit_expired=omit_expired,
                 )
+                # Likewise one of each kind of transaction (they keep no state
+                # of their own): a put then makes no object to enter one.
+                self._transactions = {
+                    (write, rehearse): _Transaction(self, write, rehearse)
+                    for write in (False, True)
+                    for rehearse in (False, True)
+                }
             except BaseException:
                 self.conn.close()
                 raise
@@ -625,9 +632,9 @@ class SqliteEngine:
             ReadOnlyError: For a write transaction on a read-only store.
             StorageError: If the store is closed, or storage fails (a full disk).
         """
-        if write:
+        if write and self.read_only:
             self.check_writable("write")
-        return _Transaction(self, write, rehearse)
+        return self._transactions[write, rehearse]
 
     def _begin_write(self) -> None:
         """Take SQLite's write lock (`BEGIN IMMEDIATE`), waiting up to
@@ -707,7 +714,8 @@ class SqliteEngine:
 
 class _Transaction:
     """`SqliteEngine.transaction`: a class, not a generator, because a put runs
-    it on every call (measured: about 10 us less per put than `contextmanager`).
+    it on every call (measured: about 10 us less per put than `contextmanager`);
+    the engine makes one of each kind when it opens and hands those out.
 
     Holds the engine's lock from enter to exit; SQLite's storage failures, in
     the body or at `COMMIT`, leave as a `StorageError` that names the fix.
@@ -724,7 +732,8 @@ class _Transaction:
         engine = self._engine
         engine._lock.acquire()
         try:
-            engine._check_open()
+            if engine._closed:
+                engine._check_open()
             if self._write:
                 engine._begin_write()
             else:

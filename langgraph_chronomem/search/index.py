@@ -371,7 +371,9 @@ class SearchIndex:
         catches up, while reads stay correct because every hit is checked
         against HEAD.
         """
-        if not self.has_chroma or (not self.indexes_items and self._vectors is None):
+        # Nothing to follow: no vectors open (an undo opens them) and no items
+        # to embed into a Chroma. Read as attributes: every put asks.
+        if self._vectors is None and (self.item_fields is None or not self.has_chroma):
             return
         try:
             vectors = self.vectors()
