@@ -124,14 +124,14 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
                 )
             )
             continue
-        if not isinstance(op, (GetOp, SearchOp, ListNamespacesOp)):
+        if isinstance(op, GetOp):
+            _check_item(op.namespace, op.key, depth)  # its labels too
+            continue
+        if not isinstance(op, (SearchOp, ListNamespacesOp)):
             raise TypeError(f"not a store op: {op!r}")
         validate_op_namespace(op)
-        if isinstance(op, GetOp):
-            _check_item(op.namespace, op.key, depth)
-        else:
-            check_count("limit", op.limit)
-            check_count("offset", op.offset)
+        check_count("limit", op.limit)
+        check_count("offset", op.offset)
         if isinstance(op, ListNamespacesOp):
             for condition in op.match_conditions or ():
                 if condition.match_type not in ("prefix", "suffix"):
