@@ -8,8 +8,9 @@ Three parts, all with one embeddings object (all-MiniLM-L6-v2, offline):
    namespaces, and, as the floor, `E.embed_documents([text])` alone on the same
    texts. Median, p95 and the ratio to SqliteStore.
 2. Semantic search on the same stores: `search(namespace, query=..., limit=10)`
-   in one user's namespace and across all users, plus the first search after the
-   puts (which, in a store whose vectors follow the log, waits for them).
+   in one user's namespace and across all users, plus the first search after a
+   burst of unsearched puts (which, in a store whose vectors follow the log,
+   waits for them).
 3. First undo after N unsearched writes: a fresh indexed ChronoStore gets N
    single puts across 20 users, then the first undo a user makes
    (`resolve` + `apply(dry_run=True)`, which is what `undo(..., dry_run=True)`
@@ -25,6 +26,15 @@ disk (`--dir` picks its parent). Parts 1 and 2 preload with batched puts (not
 timed), warm up (puts and searches, untimed), then all stores of all sizes and
 the floor take turns op by op, in a fresh random order each round
 (`store_ops.run_phase`), every one running the same ops from fixed seeds.
+ChronoStore's put returns before its vectors are written: its follower thread
+writes them, which on a small machine would run during the next lanes' timed
+ops (they would pay for it, and ChronoStore's put would measure below the
+embedding of its own text). So after its warm-up and after each of its timed
+ops, untimed, it waits for the follower to catch up (`wait_for_index`, the
+subject's `quiesce`). That leaves no backlog for the first search, so each
+store first runs a burst of `burst` puts (untimed, the same writes in both
+stores) right before its own first search, with nothing in between; the floor
+lane has no burst.
 SqliteStore loads sqlite-vec, so it is connected through `pysqlite3` when
 Python's `sqlite3` cannot load extensions (its SQLite version is in the
 machine list). Part 3 times every write and the undo calls with
@@ -100,10 +110,13 @@ PRELOAD_CHUNK = 500
 PUT_LIMIT = 1.5  # issue 10: indexed put <= 1.5x SqliteStore's indexed put
 UNDO_LIMIT_S = 2.0  # issue 10: first undo after 10k unsearched writes <= 2 s p50
 UNDO_TARGET_SIZE = 10_000
+# How long ChronoStore's follower may take to catch up before the run fails. The
+# longest wait is after loading 10k items: ~4 ms an item on a quiet 2-core machine.
+QUIESCE_TIMEOUT_S = 600.0
 
 PHASES = {  # phase -> column title, in the order the phases run
     "put": "put",
-    "first search": "first search after the puts",
+    "first search": "first search after a burst",
     "search user": f"search, one user (limit {SEARCH_LIMIT})",
     "search all": f"search, all users (limit {SEARCH_LIMIT})",
 }
@@ -120,6 +133,8 @@ class Settings:
         sizes: Items preloaded (parts 1-2) and writes before the undo (part 3).
         ops: Timed puts per store and size.
         searches: Timed searches per store, size and kind.
+        burst: Untimed puts a store gets right before its first search, whose
+            catch-up that search times.
         warmup: Untimed puts and searches per store before timing.
         repeats: Fresh stores per size in part 3.
         phase_seconds: Wall time after which a lane stops a phase (min 3 ops).
@@ -130,6 +145,7 @@ class Settings:
     sizes: tuple[int, ...]
     ops: int
     searches: int
+    burst: int
     warmup: int
     repeats: int
     phase_seconds: float
@@ -138,12 +154,13 @@ class Settings:
 
 
 FULL = Settings(
-    sizes=(1_000, 10_000), ops=300, searches=100, warmup=10, repeats=3,
-    phase_seconds=120.0,
+    sizes=(1_000, 10_000), ops=300, searches=100, burst=300, warmup=10,
+    repeats=3, phase_seconds=120.0,
 )  # fmt: skip
 QUICK = Settings(
-    sizes=(200,), ops=20, searches=10, warmup=3, repeats=2, phase_seconds=10.0
-)
+    sizes=(200,), ops=20, searches=10, burst=30, warmup=3, repeats=2,
+    phase_seconds=10.0,
+)  # fmt: skip
 
 
 # -- the workload ---------------------------------------------------------------
@@ -212,14 +229,16 @@ def memory(index: int, seed: int, revision: int = 0) -> Write:
 
 @dataclass(frozen=True)
 class Workload:
-    """The timed ops of one memory size, drawn once so every lane runs the same."""
+    """The ops of one memory size, drawn once so every lane runs the same."""
 
     puts: list[Write]
     searches: list[tuple[Namespace, str]]
+    burst: list[Write]
 
 
 def draw_workload(size: int, settings: Settings) -> Workload:
-    """Puts alternate between updating a random item and adding a new one."""
+    """Puts, timed and in the burst, alternate between updating a random item
+    and adding a new one; the burst's new keys come after the timed puts'."""
     rng = random.Random(f"{settings.seed}-{size}")
     puts = [
         memory(rng.randrange(size), settings.seed, revision=1)
@@ -231,7 +250,13 @@ def draw_workload(size: int, settings: Settings) -> Workload:
         (("memories", rng.choice(USERS)), rng.choice(QUERIES))
         for _ in range(settings.searches)
     ]
-    return Workload(puts, searches)
+    burst = [
+        memory(rng.randrange(size), settings.seed, revision=2)
+        if j % 2 == 0
+        else memory(size + settings.ops + j, settings.seed)
+        for j in range(settings.burst)
+    ]
+    return Workload(puts, searches, burst)
 
 
 # -- the stores -----------------------------------------------------------------
@@ -267,14 +292,22 @@ def _sqlite_vec_module() -> ModuleType:
 def open_chrono(
     directory: Path, size: int, settings: Settings, e: Embeddings
 ) -> Subject:
-    """ChronoStore as it comes, with the index."""
+    """ChronoStore as it comes, with the index; its quiesce waits for the
+    follower thread that writes the vectors after a put has returned."""
     store = ChronoStore.from_path(
         directory / "chrono",
         scope_depth=2,
         index=index_config(e),
         synchronous=settings.synchronous,
     )
-    return Subject(CHRONO, size, store, store.close)
+
+    def quiesce() -> None:
+        if not store.wait_for_index(timeout=QUIESCE_TIMEOUT_S):
+            raise TimeoutError(
+                f"{CHRONO}'s index did not catch up in {QUIESCE_TIMEOUT_S:g} s"
+            )
+
+    return Subject(CHRONO, size, store, store.close, quiesce=quiesce)
 
 
 def open_sqlite_vec(
@@ -315,7 +348,9 @@ def preload(subject: Subject, settings: Settings) -> None:
 
 
 def warm_up(subject: Subject, e: Embeddings, settings: Settings) -> None:
-    """Untimed puts (keys no timed op uses), then searches that see them all."""
+    """Untimed puts (keys no timed op uses), then searches that see them all,
+    then any background work the load left (so the first timed puts don't run
+    beside it)."""
     for i in range(settings.warmup):
         namespace, _, value = memory(i, settings.seed, revision=9)
         if subject.name == FLOOR:
@@ -330,6 +365,8 @@ def warm_up(subject: Subject, e: Embeddings, settings: Settings) -> None:
                 query=QUERIES[i % len(QUERIES)],
                 limit=SEARCH_LIMIT,
             )
+    if subject.quiesce is not None:
+        subject.quiesce()
 
 
 # -- parts 1 and 2: puts and searches, interleaved --------------------------------
@@ -338,7 +375,13 @@ Prepare = Callable[[Subject, int], Callable[[], object]]
 
 
 def phase_ops(workloads: Mapping[int, Workload], phase: str, e: Embeddings) -> Prepare:
-    """For op `i` of a phase, the call to time; the floor lane embeds the text."""
+    """For op `i` of a phase, the call to time; the floor lane embeds the text.
+
+    A store's first search comes right after its burst, run here as untimed
+    setup: `run_phase` calls no quiesce between the two, and no other lane's
+    op runs between them either. Were all bursts run before the phase, a
+    follower would work its backlog off during the other lanes' bursts.
+    """
 
     def call(subject: Subject, i: int) -> Callable[[], object]:
         workload = workloads[subject.size]
@@ -350,6 +393,9 @@ def phase_ops(workloads: Mapping[int, Workload], phase: str, e: Embeddings) -> P
         namespace, query = workload.searches[i]
         if subject.name == FLOOR:
             return partial(e.embed_documents, [query])
+        if phase == "first search":
+            for write in workload.burst:
+                subject.store.put(*write)
         where = namespace if phase != "search all" else ("memories",)
         return partial(subject.store.search, where, query=query, limit=SEARCH_LIMIT)
 
@@ -698,9 +744,14 @@ def render(
         "turns op by op.",
         "",
         "put: one `put`, alternately updating a random item and adding a new one. "
-        "first search after the puts: the first `search(('memories', user), "
-        "query=...)` right after the timed puts, so any vectors still to be "
-        "written are waited for. search, one user: `search(('memories', user), "
+        "ChronoStore's put returns before its follower thread writes the "
+        "vectors; after each of its ops and its warm-up the harness waits, "
+        "untimed, for that thread to catch up, so its work does not land in the "
+        "other lanes' timed ops. first search after a burst: each store gets "
+        f"{settings.burst} puts (untimed, half updates, nothing waited for), then "
+        "at once the first `search(('memories', user), query=...)`, which waits "
+        "for any vectors still to be written; the floor embeds the query alone. "
+        "search, one user: `search(('memories', user), "
         f"query=..., limit={SEARCH_LIMIT})`; all users: the same over "
         "`('memories',)`.",
         "",
@@ -783,6 +834,9 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
     )
     parser.add_argument("--ops", type=int, help="timed puts per store")
     parser.add_argument("--searches", type=int, help="timed searches per store")
+    parser.add_argument(
+        "--burst", type=int, help="untimed puts per store before its first search"
+    )
     parser.add_argument("--repeats", type=int, help="fresh stores per size (undo)")
     parser.add_argument(
         "--phase-seconds", type=float, help="time limit per lane and phase"
@@ -800,6 +854,7 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         "sizes": tuple(sorted(set(args.sizes))) if args.sizes else None,
         "ops": args.ops,
         "searches": args.searches,
+        "burst": args.burst,
         "repeats": args.repeats,
         "phase_seconds": args.phase_seconds,
         "seed": args.seed,
@@ -810,8 +865,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
     )
     if min(settings.sizes) < 10:
         parser.error("sizes must be >= 10 (two planted writes sit inside the burst)")
-    if min(settings.ops, settings.searches, settings.repeats) < 1:
-        parser.error("--ops, --searches and --repeats must be >= 1")
+    if min(settings.ops, settings.searches, settings.burst, settings.repeats) < 1:
+        parser.error("--ops, --searches, --burst and --repeats must be >= 1")
     return settings, args
 
 

@@ -58,6 +58,11 @@ class Subject:
             store without rollback.
         snapshot_per_write: Copies its whole memory per write, so it gets
             fewer put and rollback ops at large sizes.
+        quiesce: Lets the store finish background work a timed op started
+            (a follower thread's index writes); the harness calls it untimed
+            after each of this store's ops, so that work does not run during
+            (and count in) the next stores' timed ops. `None` for a store
+            that does all its work before an op returns.
     """
 
     name: str
@@ -66,6 +71,7 @@ class Subject:
     close: Callable[[], None]
     mark: Callable[[], Callable[[], object]] | None = None
     snapshot_per_write: bool = False
+    quiesce: Callable[[], None] | None = None
 
     @property
     def id(self) -> tuple[int, str]:

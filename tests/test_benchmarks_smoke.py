@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -53,7 +54,8 @@ def test_store_ops_quick_reports_every_store_and_target(tmp_path: Path) -> None:
 
 
 INDEXED_TINY = (
-    "benchmarks/indexed_writes.py --quick --sizes 40 --ops 4 --searches 3 --repeats 1"
+    "benchmarks/indexed_writes.py --quick --sizes 40 --ops 4 --searches 3 --burst 5 "
+    "--repeats 1"
 )
 
 
@@ -288,3 +290,37 @@ def test_no_store_always_times_its_op_after_the_same_neighbour() -> None:
     for name in names:
         followed = [after[(other, name)] for other in names if other != name]
         assert max(followed) < 0.5 * sum(followed), (name, followed)
+
+
+def test_run_phase_quiesces_a_store_after_each_of_its_ops_untimed() -> None:
+    # A store's background work must run before the next store's timed op, not
+    # inside it, and neither in its own time nor in its time budget.
+    from langgraph.store.memory import InMemoryStore
+
+    from benchmarks.store_ops import QUICK, run_phase
+    from benchmarks.subjects import Subject
+
+    pause_ns = 50_000_000
+    ran: list[str] = []
+
+    def quiesce() -> None:
+        time.sleep(pause_ns / 1e9)
+        ran.append("quiesce")
+
+    quiet = Subject("quiet", 1, InMemoryStore(), lambda: None, quiesce=quiesce)
+    plain = Subject("plain", 1, InMemoryStore(), lambda: None)
+
+    def prepare(subject: Subject, i: int) -> Callable[[], None]:
+        def put() -> None:
+            subject.store.put(("ns",), f"k{i}", {"i": i})
+            ran.append(subject.name)
+
+        return put
+
+    # Quiesced time inside the budget would stop "quiet" after 3 ops.
+    settings = replace(QUICK, ops=6, phase_seconds=0.1)
+    samples = run_phase([quiet, plain], "put", prepare, settings)
+    assert [len(samples[(1, n)]) for n in ("quiet", "plain")] == [6, 6]
+    assert all(ns < pause_ns for ns in samples[(1, "quiet")])
+    assert [b for a, b in pairwise(ran) if a == "quiet"] == ["quiesce"] * 6
+    assert ran.count("quiesce") == 6
