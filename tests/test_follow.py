@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +27,19 @@ ALICE = ("memories", "alice")
 
 class HeldBack(Embeddings):
     """Bag-of-words vectors; in the follower's thread, calls wait for `release`
-    (or fail, with `fail=True`)."""
+    (or fail, with `fail=True`; in every thread, with `everywhere=True`)."""
 
     model = "held-back"
 
     def __init__(self, *, fail: bool = False) -> None:
         self.fail = fail
+        self.everywhere = False
         self.release = threading.Event()
         self.follower_calls = 0
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if self.everywhere:
+            raise RuntimeError("the model is unavailable")
         if threading.current_thread().name.startswith("chronomem-follow"):
             self.follower_calls += 1
             if self.fail:
@@ -55,6 +59,14 @@ def client(tmp_path: Path) -> Any:
 def fact(n: int) -> str:
     """A fact of its own words (the toy model sees letters only)."""
     return f"fact {chr(97 + n // 26)}{chr(97 + n % 26)} about alice"
+
+
+def wait_for_log(caplog: pytest.LogCaptureFixture, words: str) -> None:
+    """Wait until a record holding `words` was logged (by any thread)."""
+    deadline = time.monotonic() + 60
+    while not any(words in r.getMessage() for r in caplog.records):
+        assert time.monotonic() < deadline, f"nothing logged {words!r}"
+        time.sleep(0.01)
 
 
 def open_store(root: Path, embed: Embeddings, client: Any) -> ChronoStore:
@@ -90,19 +102,40 @@ def test_the_first_undo_embeds_its_own_scope_only(
             for user in users:
                 store.put(user, f"note{n}", {"text": f"{user[1]} note number {n}"})
         store.put(ALICE, "home", {"text": "I moved to Paris"})
-        assert store.wait_for_index(timeout=60)
+        wait_for_log(caplog, "lags behind")  # the follower tried, and failed
         resolution = store.resolve(ALICE, "undo my move to Paris")
         assert resolution.best is not None and resolution.best.commit.version == 1
         changes = client.get_collection(named(client, CHANGES))
         scopes = {m["scope"] for m in changes.get(include=["metadatas"])["metadatas"]}
         assert len(scopes) == 1 and changes.count() == 1
-        assert any("lags behind" in r.getMessage() for r in caplog.records)
         # once the model answers the follower again, every scope catches up
         model.fail = False
         model.release.set()
         store.put(ALICE, "pet", {"text": "my cat Tom"})
         assert store.wait_for_index(timeout=60)
         assert changes.count() == 10 * len(users) + 2
+        assert all(p.behind == 0 for p in store.stats().projections)
+
+
+def test_waiting_for_the_index_does_what_the_failed_follower_left(
+    tmp_path: Path, client: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`wait_for_index` never calls an index that lags caught up: after the
+    follower's step failed, the catch-up runs in the caller's thread, and an
+    error that stops it there is raised."""
+    model = HeldBack(fail=True)
+    with open_store(tmp_path, model, client) as store:
+        store.put(ALICE, "home", {"text": "I moved to Paris"})
+        wait_for_log(caplog, "lags behind")
+        assert store.wait_for_index(timeout=60)
+        assert client.get_collection(named(client, CHANGES)).count() == 1
+        assert all(p.behind == 0 for p in store.stats().projections)
+        model.everywhere = True
+        store.put(ALICE, "pet", {"text": "my cat Tom"}, index=False)
+        with pytest.raises(RuntimeError, match="unavailable"):
+            store.wait_for_index(timeout=60)
+        model.everywhere = False
+        assert store.wait_for_index(timeout=60)
         assert all(p.behind == 0 for p in store.stats().projections)
 
 

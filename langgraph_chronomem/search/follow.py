@@ -87,6 +87,12 @@ class Follower:
                 lambda: self._stopped or not (self._poked or self._busy), timeout
             )
 
+    @property
+    def failing(self) -> bool:
+        """Whether the last step raised: the work it was to do is still undone
+        until a poke runs it again (or someone else does it)."""
+        return self._failing is not None
+
     def stop(self) -> None:
         """Finish the step in progress, run no more, and end the thread."""
         with self._wake:

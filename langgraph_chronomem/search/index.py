@@ -438,8 +438,19 @@ class SearchIndex:
 
     def settle(self, timeout: float | None = None) -> bool:
         """Wait until the follower has applied every write so far. Returns
-        False if `timeout` seconds passed first."""
-        return self._follower.settle(timeout)
+        False if `timeout` seconds passed first.
+
+        A follower whose last step failed (a model or Chroma error) is idle
+        with the work still undone: that work is done here, in the caller's
+        thread, which sees the error if it fails again, rather than reporting
+        an index that lags as caught up.
+        """
+        if not self._follower.settle(timeout):
+            return False
+        if self._follower.failing:
+            while self._follow():
+                pass
+        return True
 
     def searchable(self) -> VectorIndex:
         """The vectors, with every write that returned applied to the item
