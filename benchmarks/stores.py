@@ -201,7 +201,7 @@ def open_postgres_pair(
         row_factory=dict_row,
         cursor_factory=_CountingCursor,
     )
-    conn.traffic = traffic[PG_STORE]  # type: ignore[attr-defined]
+    conn.traffic = traffic[PG_STORE]
     langgraph = PostgresStore(conn)
     langgraph.setup()
     return [

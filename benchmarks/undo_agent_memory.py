@@ -140,7 +140,7 @@ def run(
         keys = {u.user: ingest(store, u, layout) for u in users}
         store.resolve(users[0].scope, "undo the update about the weather")  # catch-up
     by_user = {u.user: u for u in users}
-    records = []
+    records: list[dict[str, Any]] = []
     for request in requests:
         user = by_user[request.user]
         gold = gold_of(request, keys[user.user], user)
@@ -383,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     args = parser.parse_args(argv)
     systems = args.systems or (("default",) if args.quick else tuple(SYSTEMS))
-    names = None
+    names: tuple[str, ...] | None = None
     if args.quick:
         names = ("maya", "oskar")
     elif args.split != "all":

@@ -98,7 +98,10 @@ class Settings:
     @property
     def resolver(self) -> ResolverConfig:
         """The undo search's knobs, as the stores are opened with them."""
-        knobs = {"rerank_top": self.rerank_top, "reranker": self.reranker}
+        knobs: dict[str, Any] = {
+            "rerank_top": self.rerank_top,
+            "reranker": self.reranker,
+        }
         return ResolverConfig(**{k: v for k, v in knobs.items() if v is not None})
 
 

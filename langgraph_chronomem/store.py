@@ -311,7 +311,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
     @classmethod
     def from_pool(
         cls,
-        conn: psycopg.Connection[Any] | ConnectionPool,
+        conn: psycopg.Connection[Any] | ConnectionPool[Any],
         *,
         scope_depth: int | None = None,
         index: IndexConfig | None = None,
@@ -364,7 +364,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
     @classmethod
     def _on_postgres(
         cls,
-        conn: str | psycopg.Connection[Any] | ConnectionPool,
+        conn: str | psycopg.Connection[Any] | ConnectionPool[Any],
         *,
         scope_depth: int | None,
         index: IndexConfig | None,

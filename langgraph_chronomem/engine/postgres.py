@@ -72,7 +72,7 @@ _TABLE = "chronomem_migrations"
 
 # -- the engine ------------------------------------------------------------------
 
-Conn = str | psycopg.Connection[Any] | ConnectionPool
+Conn = str | psycopg.Connection[Any] | ConnectionPool[Any]
 """What a `PostgresEngine` opens: a connection string, a connection or a pool."""
 
 _BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED"
@@ -207,7 +207,7 @@ class PostgresEngine:
                 conn = held.enter_context(self._connection())
                 return conn.cursor(row_factory=tuple_row)
 
-            def reconnect(pool: ConnectionPool) -> psycopg.Cursor[Any]:
+            def reconnect(pool: ConnectionPool[Any]) -> psycopg.Cursor[Any]:
                 pool.check()
                 return connect()
 
@@ -489,7 +489,7 @@ def _where(conninfo: str) -> str:
     return f"{host or 'localhost'}:{port or 5432}/{db or ''}"
 
 
-def _describe(conn: ConnectionPool | psycopg.Connection[Any]) -> str:
+def _describe(conn: ConnectionPool[Any] | psycopg.Connection[Any]) -> str:
     """Where the database is, for messages: host, port and name, no password."""
     if isinstance(conn, ConnectionPool):
         info = conn.conninfo
