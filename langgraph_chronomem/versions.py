@@ -767,8 +767,9 @@ class VersionControl:
         """Wait until the vectors and the full-text index have caught up with
         every write so far. Returns False if `timeout` seconds passed first.
         If the background thread's last step failed (a model or Chroma error,
-        logged), the rest of the catch-up runs in the calling thread, and an
-        error that stops it again is raised here, not hidden.
+        logged), the rest of the catch-up runs in the calling thread, within
+        the same `timeout`, and an error that stops it again is raised here,
+        not hidden.
 
         Writes return before their vectors are made: a background thread
         follows the log, and a search by meaning catches up with every write

@@ -125,10 +125,12 @@ def test_waiting_for_the_index_does_what_the_failed_follower_left(
     error that stops it there is raised."""
     model = HeldBack(fail=True)
     with open_store(tmp_path, model, client) as store:
-        store.put(ALICE, "home", {"text": "I moved to Paris"})
+        for n in range(40):  # more than one step's worth of commits
+            store.put(ALICE, f"k{n}", {"text": fact(n)})
         wait_for_log(caplog, "lags behind")
+        assert not store.wait_for_index(timeout=0)  # one step, then out of time
         assert store.wait_for_index(timeout=60)
-        assert client.get_collection(named(client, CHANGES)).count() == 1
+        assert client.get_collection(named(client, CHANGES)).count() == 40
         assert all(p.behind == 0 for p in store.stats().projections)
         model.everywhere = True
         store.put(ALICE, "pet", {"text": "my cat Tom"}, index=False)

@@ -441,15 +441,17 @@ class SearchIndex:
         False if `timeout` seconds passed first.
 
         A follower whose last step failed (a model or Chroma error) is idle
-        with the work still undone: that work is done here, in the caller's
-        thread, which sees the error if it fails again, rather than reporting
-        an index that lags as caught up.
+        with the work still undone: that work is done here, step by step in
+        the caller's thread (which sees the error if it fails again), rather
+        than reporting an index that lags as caught up.
         """
+        deadline = None if timeout is None else time.monotonic() + timeout
         if not self._follower.settle(timeout):
             return False
         if self._follower.failing:
             while self._follow():
-                pass
+                if deadline is not None and time.monotonic() > deadline:
+                    return False
         return True
 
     def searchable(self) -> VectorIndex:
