@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,25 @@ class HeldBack(Embeddings):
             if self.fail:
                 raise RuntimeError("the model is unavailable to the follower")
             assert self.release.wait(timeout=60), "never released"
+        return [bag_of_words(t) for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+class Interrupting(Embeddings):
+    """Bag-of-words vectors; the first call that embeds `text` runs `then`
+    first, as if another thread's search came in at that moment."""
+
+    model = "interrupting"
+
+    def __init__(self) -> None:
+        self.cue: tuple[str, Callable[[], object]] | None = None
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        if self.cue is not None and self.cue[0] in texts:
+            then, self.cue = self.cue[1], None
+            then()
         return [bag_of_words(t) for t in texts]
 
     def embed_query(self, text: str) -> list[float]:
@@ -139,6 +159,40 @@ def test_waiting_for_the_index_does_what_the_failed_follower_left(
         model.everywhere = False
         assert store.wait_for_index(timeout=60)
         assert all(p.behind == 0 for p in store.stats().projections)
+
+
+@pytest.mark.parametrize("remake", ["reset", "reindex"])
+def test_a_search_while_vectors_are_made_again_keeps_no_half_copy(
+    tmp_path: Path, client: Any, remake: str
+) -> None:
+    """A reset makes the scope's item vectors again, `reindex` all of them. A
+    search reading the vectors while they are half made (here: from inside the
+    rebuild's own embedding) may miss some that once, but must not keep that
+    copy as current: later searches see every item."""
+    model = Interrupting()
+    bob = ("memories", "bob")
+    with open_store(tmp_path, model, client) as store:
+        for n in range(3):
+            store.put(ALICE, f"k{n}", {"text": fact(n)})
+        store.put(ALICE, "k9", {"text": fact(9)})
+        store.put(bob, "b", {"text": fact(20)})
+        assert store.wait_for_index(timeout=60)
+        vectors = store._search.vectors()
+        model.cue = (fact(0), lambda: list(vectors.nearest_items((), bag_of_words(""))))
+        if remake == "reset":
+            store.reset(ALICE, to=3)  # k9 goes; k0..k2 are made again
+        else:
+            store.delete(ALICE, "k9")
+            store.reindex()
+        assert store.wait_for_index(timeout=60)
+        assert model.cue is None  # the search came in mid-rebuild
+        hits = store.search(("memories",), query=fact(0), limit=10)
+        assert {(h.namespace[1], h.key) for h in hits} == {
+            ("alice", "k0"),
+            ("alice", "k1"),
+            ("alice", "k2"),
+            ("bob", "b"),
+        }
 
 
 def test_close_waits_for_the_step_in_progress_and_reopening_catches_up(

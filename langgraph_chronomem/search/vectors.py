@@ -585,8 +585,7 @@ class VectorIndex:
             )
         if scope is not None:
             self._call(lambda: items.delete(where={"scope": scope_key(scope)}))
-            with self._kept_lock:  # the rows made again are older
-                self._kept_items = _Kept.empty(str, str)
+            self._drop_copies(items=True)  # the rows made again are older
         elif changed:
             # Only vectors of rows no longer at HEAD: a HEAD row's are upserted
             # again, so a store catching up the same commits in another process
@@ -599,6 +598,10 @@ class VectorIndex:
                 stale = {"$and": [stale, head]}
             self._call(lambda: items.delete(where=stale))
         self._add_items(rows)
+        if scope is not None:
+            # A search that read the collection while the scope was half made
+            # kept a copy without it, under a mark the rebuild does not move.
+            self._drop_copies(items=True)
 
     def _add_items(self, rows: Sequence[HeadRow]) -> None:
         items = self.items
@@ -638,13 +641,14 @@ class VectorIndex:
         if scope is not None:
             changes = self.changes
             self._call(lambda: changes.delete(where={"scope": scope_key(scope)}))
-            with self._kept_lock:
-                self._kept.pop(scope_key(scope), None)
+            self._drop_copies(scope=scope)
         elif self._ahead:  # skip what `ready_for` added already
             ahead = self._ahead.intersection(row.row_id for row in rows)
             self._ahead -= ahead
             rows = [row for row in rows if row.row_id not in ahead]
         self._add_changes([row for row in rows if row.text.new])
+        if scope is not None:  # as for the items: no copy of it half made
+            self._drop_copies(scope=scope)
 
     def _add_changes(self, rows: Sequence[ChangeRow]) -> None:
         changes = self.changes
@@ -680,11 +684,32 @@ class VectorIndex:
             if self.items is not None:
                 self.items = self._collection(self.items.name, anew=True)
             with self._kept_lock:
-                self._kept.clear()
-                self._kept_items = _Kept.empty(str, str)
                 self._item_cap = 0  # nothing is there until catch-up says so
+            self._drop_copies(items=True, changes=True)
             self._ahead.clear()
-        return self.catch_up(progress=progress)
+        applied = self.catch_up(progress=progress)
+        # A search during the catch-up kept what it found then, under a mark
+        # the catch-up ends on again (the same newest commit): read anew.
+        self._drop_copies(items=True, changes=True)
+        return applied
+
+    def _drop_copies(
+        self,
+        *,
+        items: bool = False,
+        changes: bool = False,
+        scope: Namespace | None = None,
+    ) -> None:
+        """Forget the in-memory copies of vectors (the item copy, every
+        scope's change copy, or one scope's): the next search reads them
+        from Chroma again."""
+        with self._kept_lock:
+            if items:
+                self._kept_items = _Kept.empty(str, str)
+            if changes:
+                self._kept.clear()
+            if scope is not None:
+                self._kept.pop(scope_key(scope), None)
 
     # -- queries --------------------------------------------------------------
 
