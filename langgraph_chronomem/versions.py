@@ -769,7 +769,9 @@ class VersionControl:
         If the background thread's last step failed (a model or Chroma error,
         logged), the rest of the catch-up runs in the calling thread, within
         the same `timeout`, and an error that stops it again is raised here,
-        not hidden.
+        not hidden. With an `embed` given as an async function there is no
+        background thread: `await_for_index` does the catch-up, and the sync
+        call raises `ConfigError` if anything is left to embed.
 
         Writes return before their vectors are made: a background thread
         follows the log, and a search by meaning catches up with every write

@@ -46,6 +46,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp, SearchItem, SearchOp
 
 from langgraph_chronomem import ChronoStore, ConfigError, RevertConflict, commit_context
+from langgraph_chronomem.engine.base import FULL_TEXT
 from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.engine.types import CommitMeta
 from langgraph_chronomem.models import PAIR_SCORER, default_embeddings
@@ -591,8 +592,29 @@ async def test_custom_async_embed_function_serves_arollback(
             cosine(bag_of_words("string orchestra"), bag_of_words(TOY_ITEMS["violin"])),
             abs=1e-5,
         )
-        assert store.wait_for_index(timeout=30)
+        assert await store.await_for_index(timeout=30)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_with_an_async_embed_awaiting_the_index_makes_it_whole(
+    tmp_path: Path, client: Any
+) -> None:
+    """No background thread can call an `async def` embed: `await_for_index`
+    catches the change vectors and the full-text index up itself, and the
+    sync `wait_for_index`, which cannot reach the model, says so."""
+    with open_store(
+        tmp_path, index={"fields": ["text"], "embed": toy_aembed}, chroma_client=client
+    ) as store:
+        for key, text in TOY_ITEMS.items():
+            await store.aput(ALICE, key, {"text": text})
+        assert await store.await_for_index(timeout=60)
+        projections = store.stats().projections
+        assert FULL_TEXT in {p.name for p in projections}
+        assert all(p.behind == 0 for p in projections)
+        await store.aput(ALICE, "violin", {"text": "I sold my violin"})
+        with pytest.raises(ConfigError, match="async"):
+            store.wait_for_index(timeout=60)
+        assert await store.await_for_index(timeout=60)
 
 
 async def test_custom_async_embed_function_serves_aundo(

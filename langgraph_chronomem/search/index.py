@@ -441,14 +441,17 @@ class SearchIndex:
         False if `timeout` seconds passed first.
 
         A follower whose last step failed (a model or Chroma error) is idle
-        with the work still undone: that work is done here, step by step in
-        the caller's thread (which sees the error if it fails again), rather
-        than reporting an index that lags as caught up.
+        with the work still undone, and a store whose `embed` is an async
+        function has no follower at all (its model answers only on the
+        caller's event loop): that work is done here, step by step in the
+        caller's thread, which sees the error if it fails (a sync call on such
+        a store: a `ConfigError`), rather than reporting an index that lags
+        as caught up.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
         if not self._follower.settle(timeout):
             return False
-        if self._follower.failing:
+        if self._follower.failing or isinstance(self.embeddings, _AsyncOnlyEmbeddings):
             while self._follow():
                 if deadline is not None and time.monotonic() > deadline:
                     return False
