@@ -788,7 +788,12 @@ class VersionControl:
             >>> store.wait_for_index(timeout=60)
             True
             >>> store.close()
+
+        Raises:
+            StorageError: If the store is closed (what its index lacks then
+                is caught up when it opens again).
         """
+        self._engine.check_open()  # a closed store's index is not whole: say so
         return self._search.settle(timeout)
 
     # -- async twins -----------------------------------------------------------

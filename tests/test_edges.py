@@ -280,6 +280,7 @@ async def test_a_closed_store_says_so(store_path: Path) -> None:
         lambda: store.log(ALICE),
         lambda: store.rollback(ALICE, to=0),
         lambda: view.get(ALICE, "a"),
+        lambda: store.wait_for_index(timeout=1),  # not "caught up"
     ]
     for call in calls:
         with pytest.raises(StorageError, match="is closed: open it again"):

@@ -157,13 +157,13 @@ class PostgresEngine:
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:
         """A connection for one transaction, checked to be usable by it."""
-        self._check_open()
+        self.check_open()
         if isinstance(self._conn, ConnectionPool):
             with self._conn.connection() as conn:
                 yield _usable(conn)
         else:
             with self._lock:
-                self._check_open()
+                self.check_open()
                 yield _usable(self._conn)
 
     def _fault(self, exc: psycopg.Error, *, committing: bool) -> StorageError:
@@ -348,7 +348,8 @@ class PostgresEngine:
             raise self._fault(exc, committing=True) from exc
         return True
 
-    def _check_open(self) -> None:
+    def check_open(self) -> None:
+        """Raise `StorageError` once the engine is closed."""
         if self._closed:
             raise StorageError(
                 f"the store at {self.where} is closed: open it again to keep using it"

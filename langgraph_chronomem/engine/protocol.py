@@ -37,6 +37,10 @@ class LogEngine(Protocol):
     scope_depth: int
     read_only: bool
 
+    def check_open(self) -> None:
+        """Raise `StorageError` (saying how to reopen) once the engine is closed."""
+        ...
+
     def check_writable(self, doing: str) -> None:
         """Raise `ReadOnlyError` (saying it cannot do `doing`) on a read-only
         engine, before any work is done."""

@@ -679,7 +679,7 @@ class SqliteEngine:
             StorageError: If the store is closed, or storage fails.
         """
         with self._lock, self._storage_faults(wrote=True):
-            self._check_open()
+            self.check_open()
             self._wait_like_sqlite()
             return self._migrate(steps)
 
@@ -692,13 +692,14 @@ class SqliteEngine:
         """
         self.check_writable("scrub its file")
         with self._lock, self._storage_faults(wrote=True):
-            self._check_open()
+            self.check_open()
             self._wait_like_sqlite()
             self.conn.execute("VACUUM")
             busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
             return int(busy) == 0
 
-    def _check_open(self) -> None:
+    def check_open(self) -> None:
+        """Raise `StorageError` once the engine is closed."""
         if self._closed:
             raise StorageError(
                 f"the store at {self.path.parent} is closed: open it again "
@@ -733,7 +734,7 @@ class _Transaction:
         engine._lock.acquire()
         try:
             if engine._closed:
-                engine._check_open()
+                engine.check_open()
             if self._write:
                 engine._begin_write()
             else:
