@@ -4,7 +4,8 @@ BM25 over item changes is computed by the same SQL on both engines, with each
 scope's own statistics, so a request finds on PostgreSQL the changes it finds
 on SQLite, in the same order and with the same scores, whatever other scopes
 hold. The change index also never skips a commit whose seq is lower than one
-it has read but which committed later.
+it has read but which committed later, and search by meaning never loses an
+item whose row id is lower than one it has read but whose seq came later.
 """
 
 from __future__ import annotations
@@ -17,18 +18,23 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.postgres import PostgresEngine
+from langgraph_chronomem.engine.rows import scope_text
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.lexical import LexicalHit, bm25
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.search.times import TimeWindow
+from langgraph_chronomem.search.vectors import VectorIndex
 from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
+from tests.test_exact_search import Hashed, hashed
+from tests.test_search import chroma
 
 MAYA = ("memories", "maya")
 OSKAR = ("memories", "oskar")
@@ -264,3 +270,64 @@ def test_a_planted_memory_is_found_by_where_it_came_from_on_postgres(
         assert resolution.best is not None
         assert resolution.best.changes[0].key == "profile"
         assert resolution.decided
+
+
+def _found(vectors: VectorIndex, scope: Namespace, text: str) -> list[str]:
+    hits = vectors.nearest_items(scope, hashed(text))
+    return [hit.key for chunk in hits for hit in chunk]
+
+
+def test_an_item_row_whose_commit_takes_its_seq_last_is_still_searched(
+    engine: PostgresEngine,
+    pg_database: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Writers to two scopes run at once: Maya's write takes its row id first
+    and its commit seq last. A search that catches up to Oskar's seq while
+    Maya's is in flight keeps a copy of the item vectors; Maya's vector, added
+    by the next catch-up with a row id below one the copy holds, must still
+    be searched."""
+    with psycopg.connect(pg_database, autocommit=True) as gate:
+        # Maya's write stops after its row, before its seq, until the gate opens.
+        gate.execute(
+            f"""CREATE FUNCTION gate() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF NEW.scope = '{scope_text(MAYA)}' THEN
+                    PERFORM pg_advisory_xact_lock(4242);
+                END IF;
+                RETURN NULL;
+            END $$"""
+        )
+        gate.execute(
+            "CREATE TRIGGER gate AFTER INSERT ON items "
+            "FOR EACH ROW EXECUTE FUNCTION gate()"
+        )
+        gate.execute("SELECT pg_advisory_lock(4242)")
+        vectors = VectorIndex(
+            engine, chroma(tmp_path / "c"), Hashed(), "hashed", item_fields=["content"]
+        )
+
+        def maya_writes() -> int:
+            with engine.transaction(write=True) as tx:
+                return _commit(tx, MAYA, "w1 w2")
+
+        def open_the_gate() -> None:
+            gate.execute("SELECT pg_advisory_unlock(4242)")
+
+        with ThreadPoolExecutor(1) as pool:
+            maya = pool.submit(maya_writes)
+            deadline = time.monotonic() + 10
+            while not gate.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' "
+                "AND objid = 4242 AND NOT granted"
+            ).fetchone()[0]:  # type: ignore[index]
+                assert time.monotonic() < deadline, "Maya's write never came"
+                time.sleep(0.01)
+            with engine.transaction(write=True) as tx:
+                oskar = _commit(tx, OSKAR, "w3 w4")  # a higher row, a lower seq
+            threading.Timer(0.5, open_the_gate).start()
+            vectors.catch_up(upto=oskar)  # waits for Maya's write to end
+            assert maya.result() > oskar
+        assert _found(vectors, OSKAR, "w3 w4") == ["home"]  # keeps a copy
+        vectors.catch_up()
+        assert _found(vectors, MAYA, "w1 w2") == ["home"]

@@ -132,9 +132,11 @@ class ProjectionFeed:
         return int(self.cur.execute(self.sql.COMMITS_AFTER, (seq,)).fetchone()[0])
 
     def last_row_upto(self, seq: int) -> int:
-        """The newest log row written by a commit up to `seq` (0 for none)."""
+        """A log row at or below which every row was written by a commit up
+        to `seq` (0 for none): on SQLite, whose writers take turns, that
+        commits' last row; on PostgreSQL also below any later commit's."""
         row = self.cur.execute(self.sql.LAST_ROW_UPTO, (seq,)).fetchone()
-        return 0 if row is None else int(row[0])
+        return 0 if row is None or row[0] is None else int(row[0])
 
     def changed_items(self, after: int, upto: int) -> list[tuple[Namespace, str]]:
         """Every item a commit with `after < seq <= upto` changed."""

@@ -471,6 +471,18 @@ class PostgresDialect(Dialect):
     INSERT_COMMIT = Dialect.INSERT_COMMIT + " RETURNING seq"
     PROJECTION_FOR_UPDATE = Dialect.PROJECTION + " FOR UPDATE"
     ALL_PROJECTIONS_FOR_UPDATE = Dialect.ALL_PROJECTIONS + " FOR UPDATE"
+    # Writers to different scopes run at once, and `chronomem_write` takes its
+    # rows' ids before its seq: a commit after the mark can hold rows below
+    # the last one up to it. So also below every later commit's first row.
+    # (A writer still in flight got its ids after the catch-up's wait began,
+    # above every row of a commit up to the mark.)
+    LAST_ROW_UPTO = (
+        "SELECT LEAST("
+        "(SELECT last_id FROM commits WHERE seq <= m.seq AND last_id IS NOT NULL "
+        "ORDER BY seq DESC LIMIT 1), "
+        "(SELECT min(first_id) - 1 FROM commits WHERE seq > m.seq)) "
+        "FROM (SELECT ?::bigint AS seq) AS m"
+    )
     FIRST_META = (
         "INSERT INTO chronomem_meta (name, value) VALUES (?, ?) "
         "ON CONFLICT (name) DO NOTHING"
