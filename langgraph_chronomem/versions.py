@@ -790,8 +790,8 @@ class VersionControl:
             >>> store.close()
 
         Raises:
-            StorageError: If the store is closed (what its index lacks then
-                is caught up when it opens again).
+            StorageError: If the store is closed, or closed while this waits
+                (what its index lacks then is caught up when it opens again).
         """
         self._engine.check_open()  # a closed store's index is not whole: say so
         return self._search.settle(timeout)

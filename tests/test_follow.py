@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from langchain_core.embeddings import Embeddings
 
 from langgraph_chronomem import ChronoStore
+from langgraph_chronomem.errors import StorageError
 from langgraph_chronomem.search.vectors import CHANGES
 from tests.test_search import bag_of_words, chroma, named
 
@@ -215,6 +217,25 @@ def test_close_waits_for_the_step_in_progress_and_reopening_catches_up(
         assert again.wait_for_index(timeout=60)
         assert all(p.behind == 0 for p in again.stats().projections)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_a_wait_for_the_index_that_close_cuts_short_says_so(
+    tmp_path: Path, client: Any
+) -> None:
+    """A `wait_for_index` in another thread when the store is closed raises:
+    the index is not whole, and what it lacks waits for the next open."""
+    model = HeldBack()
+    store = open_store(tmp_path, model, client)
+    for n in range(40):
+        store.put(ALICE, f"k{n}", {"text": fact(n)})
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(store.wait_for_index, 60)
+        time.sleep(0.3)  # it waits for the follower, which the model holds back
+        assert not waiting.done()
+        threading.Timer(0.3, model.release.set).start()
+        store.close()
+        with pytest.raises(StorageError, match="closed"):
+            waiting.result()
 
 
 def test_a_search_never_waits_on_a_writer_that_keeps_writing(

@@ -88,6 +88,11 @@ class Follower:
             )
 
     @property
+    def stopped(self) -> bool:
+        """Whether `stop` was called: no step runs again."""
+        return self._stopped
+
+    @property
     def failing(self) -> bool:
         """Whether the last step raised: the work it was to do is still undone
         until a poke runs it again (or someone else does it)."""

@@ -451,6 +451,11 @@ class SearchIndex:
         deadline = None if timeout is None else time.monotonic() + timeout
         if not self._follower.settle(timeout):
             return False
+        if self._follower.stopped:  # by `close`, maybe with work left over
+            raise StorageError(
+                "the store was closed while waiting for its index; what the "
+                "index lacks is caught up when the store is opened again"
+            )
         if self._follower.failing or isinstance(self.embeddings, _AsyncOnlyEmbeddings):
             while self._follow():
                 if deadline is not None and time.monotonic() > deadline:
