@@ -78,10 +78,12 @@ def arm(point: str) -> None:
     elif point == "before_mark":
         advance = ProjectionFeed.advance
 
-        def advance_or_die(self: ProjectionFeed, name: str, seq: int) -> None:
+        def advance_or_die(
+            self: ProjectionFeed, name: str, seq: int, *, since: int
+        ) -> bool:
             if name.startswith(f"{ITEMS}-"):
                 _die()
-            advance(self, name, seq)
+            return advance(self, name, seq, since=since)
 
         ProjectionFeed.advance = advance_or_die  # type: ignore[method-assign]
     else:

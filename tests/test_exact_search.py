@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -286,3 +286,97 @@ def test_an_item_vector_that_arrives_after_a_newer_one_is_still_searched(
         vectors.catch_up()  # b's older row (seq 2) comes after it
         hits = vectors.nearest_items(scope, hashed("w3 w4"))
         assert {hit.key for chunk in hits for hit in chunk} == {"a", "b"}
+
+
+class Pausing:
+    """A real Chroma client that calls `after(call, collection name)` right
+    after each `upsert` and `delete_collection`, as if another process's
+    store ran at that moment."""
+
+    def __init__(self, client: Any, after: Callable[[str, str], None]) -> None:
+        self.client, self.after = client, after
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.client, name)
+
+    def get_collection(self, *args: Any, **kwargs: Any) -> Any:
+        return _PausingCollection(self, self.client.get_collection(*args, **kwargs))
+
+    def get_or_create_collection(self, *args: Any, **kwargs: Any) -> Any:
+        made = self.client.get_or_create_collection(*args, **kwargs)
+        return _PausingCollection(self, made)
+
+    def delete_collection(self, name: str) -> None:
+        self.client.delete_collection(name)
+        self.after("delete_collection", name)
+
+
+class _PausingCollection:
+    def __init__(self, client: Pausing, collection: Any) -> None:
+        self.client, self.collection = client, collection
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.collection, name)
+
+    def upsert(self, **kwargs: Any) -> None:
+        self.collection.upsert(**kwargs)
+        self.client.after("upsert", self.collection.name)
+
+
+def test_a_catch_up_never_saves_its_mark_over_another_stores_reindex(
+    tmp_path: Path,
+) -> None:
+    """Two stores (as two processes) share a log and a Chroma. One catches up
+    its items and, between adding their vectors and saving its mark, the
+    other's `reindex` resets the mark and makes the collection anew: that
+    save must not stand, or the reindex starts from it and its collection
+    lacks every item written before."""
+    scope = ("memories", "alice")
+    armed, upserted, go = threading.Event(), threading.Event(), threading.Event()
+    failures: list[Exception] = []
+
+    def pause(call: str, name: str) -> None:  # the store catching up
+        if call == "upsert" and armed.is_set():
+            armed.clear()
+            upserted.set()
+            assert go.wait(60)
+
+    def let_it_save(call: str, name: str) -> None:  # the store reindexing
+        if call == "delete_collection" and name == items:
+            go.set()
+            worker.join(60)
+
+    def catch_up() -> None:
+        try:
+            catching_up.catch_up()
+        except Exception as exc:  # its change collection is gone by then
+            failures.append(exc)
+
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        for i in range(12):
+            store.put(scope, f"k{i}", {"text": f"{WORDS[i]} w0"})
+        client = chroma(tmp_path / "c")
+        catching_up, reindexing = (
+            VectorIndex(
+                store._engine,
+                Pausing(client, after),
+                Hashed(),
+                "hashed",
+                item_fields=["text"],
+            )
+            for after in (pause, let_it_save)
+        )
+        assert catching_up.items is not None
+        items = catching_up.items.name
+        catching_up.catch_up(upto=6)
+        armed.set()
+        worker = threading.Thread(target=catch_up, daemon=True)
+        worker.start()
+        assert upserted.wait(60)
+        reindexing.rebuild()
+        assert not worker.is_alive()
+        assert not reindexing.behind()
+        for i in range(12):
+            hits = reindexing.nearest_items(scope, hashed(f"{WORDS[i]} w0"))
+            top = next(iter(hits))[0]
+            assert (top.key, top.score) == (f"k{i}", pytest.approx(1.0))

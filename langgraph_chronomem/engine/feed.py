@@ -96,11 +96,14 @@ class ProjectionFeed:
         rebuild = json.dumps([list(scope) for scope in state.rebuild])
         self.cur.execute(self.sql.SAVE_PROJECTION, (state.seq, rebuild, name))
 
-    def advance(self, name: str, seq: int) -> None:
+    def advance(self, name: str, seq: int, *, since: int) -> bool:
         """Record that the projection has applied every commit up to `seq`,
-        leaving the scopes it must rebuild as they are now (a reset may have
-        added one since the catch-up read them)."""
-        self.cur.execute(self.sql.ADVANCE_PROJECTION, (seq, name))
+        if its mark is still `since`, where the catch-up read it; leave the
+        scopes it must rebuild as they are now (a reset may have added one).
+        Returns False if the mark moved meanwhile (another store caught up,
+        or reset it to make the projection anew): it stays as it is."""
+        moved = self.cur.execute(self.sql.ADVANCE_PROJECTION, (seq, name, since))
+        return moved.fetchone() is not None
 
     def rebuilt(self, name: str, scope: Namespace, times: int) -> None:
         """Record that `scope` was rebuilt for the `times` resets its state

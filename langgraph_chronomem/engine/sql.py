@@ -185,10 +185,13 @@ class Dialect:
         "SET seq = excluded.seq, rebuild = excluded.rebuild"
     )
     # A catch-up moves the mark alone: the scopes to rebuild are a reset's to
-    # add and a rebuild's to remove, each reading them with `_FOR_UPDATE`.
+    # add and a rebuild's to remove, each reading them with `_FOR_UPDATE`. And
+    # only from where it read it: another store may have moved it meanwhile,
+    # or reset it to make the projection anew.
     ADVANCE_PROJECTION = (
         "INSERT INTO projections (seq, rebuild, name) VALUES (?, '[]', ?) "
-        "ON CONFLICT (name) DO UPDATE SET seq = excluded.seq"
+        "ON CONFLICT (name) DO UPDATE SET seq = excluded.seq "
+        "WHERE projections.seq = ? RETURNING seq"
     )
     SET_REBUILD = "UPDATE projections SET rebuild = ? WHERE name = ?"
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"

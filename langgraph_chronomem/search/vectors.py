@@ -500,9 +500,12 @@ class VectorIndex:
                     self._forget_pending(remembered)
                 break
             apply(after=seq, upto=seqs[-1])
-            seq = seqs[-1]
             with self.engine.transaction(write=True) as tx:
-                ProjectionFeed(tx).advance(name, seq)
+                moved = ProjectionFeed(tx).advance(name, seqs[-1], since=seq)
+            if not moved:  # another store's mark stands: the next catch-up reads it
+                self._marks.pop(name, None)
+                return applied
+            seq = seqs[-1]
             applied += len(seqs)
             steps = None if steps is None else steps - 1
             if advance is not None:
