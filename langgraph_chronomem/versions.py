@@ -610,7 +610,7 @@ class VersionControl:
         >>> store.close()
         """
         with self._engine.transaction(write=False) as tx:
-            return tx.stats()
+            return tx.stats(kept=self._search.kept_projections())
 
     @staticmethod
     def _meta(author: str | None, reason: str | None) -> CommitMeta:

@@ -429,3 +429,23 @@ def test_a_lower_seq_that_commits_last_is_not_skipped(store: ChronoStore) -> Non
     assert found and found[0].key == "early"
     late = store.search(ALICE, query="w9 w10")
     assert [i.key for i in late] == ["late"], "the lower seq was skipped for good"
+
+
+def test_an_index_never_made_shows_as_behind(
+    url: str,
+    chroma_server: ChromaServer,  # noqa: F811
+) -> None:
+    """A server down since the store first opened: its collections were never
+    made, and `stats()` says the index lags every commit, not that it is whole."""
+    chroma_server.stop()
+    open_ = dict(scope_depth=2, index=INDEX, chroma_url=chroma_server.url)
+    with ChronoStore.from_conn_string(url, **open_) as store:  # type: ignore[arg-type]
+        store.put(ALICE, "a", {"text": "w1"})
+        store.put(BOB, "b", {"text": "w2 w3"})
+        behind = {p.name.split("-")[1]: p.behind for p in store.stats().projections}
+        assert behind == {"items": 2, "changes": 2}
+    chroma_server.start()
+    with ChronoStore.from_conn_string(url, **open_) as store:  # type: ignore[arg-type]
+        assert store.wait_for_index(timeout=60)
+        caught_up = {p.name.split("-")[1]: p.behind for p in store.stats().projections}
+        assert caught_up == {"items": 0, "changes": 0, "text": 0}

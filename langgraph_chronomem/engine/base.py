@@ -141,8 +141,9 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         head: int = self.cur.execute(self.sql.HEAD, (scope_text(scope),)).fetchone()[0]
         return head
 
-    def stats(self) -> StoreStats:
-        """Every scope's numbers, and how far each projection has read the log."""
+    def stats(self, kept: Sequence[str] = ()) -> StoreStats:
+        """Every scope's numbers, and how far each projection has read the log;
+        those named in `kept` and never made yet have read nothing."""
         scopes = tuple(
             ScopeStats(
                 namespace_from_text(sc),
@@ -168,6 +169,11 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
                 self.sql.ALL_PROJECTIONS
             ).fetchall()
         )
+        made = {p.name for p in projections}
+        unmade = sorted(name for name in kept if name not in made)
+        if unmade:
+            (count,) = self.cur.execute(self.sql.COMMITS_AFTER, (0,)).fetchone()
+            projections += tuple(ProjectionStats(n, 0, count, ()) for n in unmade)
         return StoreStats(scopes, last_seq, projections)
 
     def meta(self, name: str) -> str | None:

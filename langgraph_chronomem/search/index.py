@@ -57,6 +57,7 @@ from langgraph_chronomem.search.vectors import (
     Distance,
     ItemTexts,
     VectorIndex,
+    collection_names,
 )
 
 __all__ = [
@@ -257,6 +258,16 @@ class SearchIndex:
             or self._server is not None
             or self.directory is not None
         )
+
+    def kept_projections(self) -> tuple[str, ...]:
+        """The collections this store's follower keeps up with the log (for an
+        `index=` with a Chroma), made or not: `stats` shows one never made
+        (a Chroma server down since the first open) as behind every commit."""
+        if not (self.indexes_items and self.has_chroma):
+            return ()
+        items, changes = collection_names(_embedder_name(self._embed), self.item_fields)
+        assert items is not None
+        return items, changes
 
     @property
     def indexes_items(self) -> bool:

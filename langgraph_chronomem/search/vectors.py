@@ -183,6 +183,17 @@ def collection_name(
     return f"{kind}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
 
 
+def collection_names(
+    embedder: str, item_fields: Sequence[str] | None
+) -> tuple[str | None, str]:
+    """The names of a store's item collection (`None` when items are not
+    embedded) and change collection: `collection_name` of each, as made now."""
+    changes = collection_name(CHANGES, embedder, text=CHANGE_TEXT_VERSION)
+    if item_fields is None:
+        return None, changes
+    return collection_name(ITEMS, embedder, item_fields), changes
+
+
 @dataclass(frozen=True)
 class _Kept:
     """Vectors kept in memory for exact search: their log rows, what else each
@@ -283,14 +294,9 @@ class VectorIndex:
         with engine.transaction(write=bool(retired)) as tx:
             for name in retired:
                 ProjectionFeed(tx).forget(name)
-        self.changes = self._collection(
-            collection_name(CHANGES, embedder, text=CHANGE_TEXT_VERSION)
-        )
-        self.items = (
-            None
-            if item_fields is None
-            else self._collection(collection_name(ITEMS, embedder, item_fields))
-        )
+        items, changes = collection_names(embedder, item_fields)
+        self.changes = self._collection(changes)
+        self.items = None if items is None else self._collection(items)
         # One lock per collection, held while its Chroma side is written: a
         # search that catches up the items never waits for change vectors.
         self._locks = {c.name: threading.Lock() for c in self._collections()}
