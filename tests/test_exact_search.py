@@ -380,3 +380,34 @@ def test_a_catch_up_never_saves_its_mark_over_another_stores_reindex(
             hits = reindexing.nearest_items(scope, hashed(f"{WORDS[i]} w0"))
             top = next(iter(hits))[0]
             assert (top.key, top.score) == (f"k{i}", pytest.approx(1.0))
+
+
+def test_a_scope_another_store_made_again_is_read_again(tmp_path: Path) -> None:
+    """Two stores (as two processes) share a log and a Chroma. One resets a
+    scope, which brings back an older row, and its catch-up makes the scope's
+    vectors again; the other's copy of the vectors must take the row back
+    too, though its own mark never moved."""
+    scope = ("memories", "alice")
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        store.put(scope, "home", {"text": "w1 w2"})  # v1
+        store.put(scope, "home", {"text": "w3 w4"})  # v2
+        client = chroma(tmp_path / "c")
+        resetting, other = (
+            VectorIndex(store._engine, client, Hashed(), "hashed", item_fields=["text"])
+            for _ in range(2)
+        )
+        for vectors in (resetting, other):
+            vectors.catch_up()
+            assert _keys(vectors, scope, "w3 w4")[:1] == ["home"]
+        store.reset(scope, to=1)
+        resetting.catch_up()  # makes alice's vectors again
+        assert _keys(resetting, scope, "w1 w2")[:1] == ["home"]
+        other.catch_up()
+        assert _keys(other, scope, "w1 w2")[:1] == ["home"]
+
+
+def _keys(vectors: VectorIndex, scope: tuple[str, ...], text: str) -> list[str]:
+    """Keys of the item vectors nearest `text` scoring ~1.0 (stale ones too:
+    the store checks every hit against HEAD)."""
+    hits = vectors.nearest_items(scope, hashed(text))
+    return [h.key for chunk in hits for h in chunk if h.score > 0.999]

@@ -830,10 +830,7 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         if self.meta(_CHANGE_TEXT) != str(CHANGE_TEXT_VERSION):
             self._clear_changes()
             self.set_meta(_CHANGE_TEXT, str(CHANGE_TEXT_VERSION))
-        seq, _ = self.cur.execute(self.sql.PROJECTION, (FULL_TEXT,)).fetchone() or (
-            0,
-            "",
-        )
+        seq, *_ = self.cur.execute(self.sql.PROJECTION, (FULL_TEXT,)).fetchone() or (0,)
         added = 0
         while True:
             seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, batch))]

@@ -15,7 +15,7 @@ every projection to rebuild the scope it reset.
     ...     feed = ProjectionFeed(tx)
     ...     feed.state("demo")
     ...     [(ns, key) for ns, key in feed.changed_items(0, 10)]
-    ProjectionState(seq=0, rebuild=())
+    ProjectionState(seq=0, rebuild=(), remade=0)
     [(('notes',), 'a')]
     >>> engine.close()
 """
@@ -42,11 +42,13 @@ __all__ = ["HeadRow", "ProjectionFeed", "ProjectionState"]
 
 @dataclass(frozen=True)
 class ProjectionState:
-    """How far a projection has read the log, and the scopes it must rebuild
-    (a scope reset twice while it was being rebuilt appears twice)."""
+    """How far a projection has read the log, the scopes it must rebuild (a
+    scope reset twice while it was being rebuilt appears twice), and how many
+    times a scope of it was made again (`remade`)."""
 
     seq: int
     rebuild: tuple[Namespace, ...] = ()
+    remade: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,9 @@ class ProjectionFeed:
         row = self.cur.execute(self.sql.PROJECTION, (name,)).fetchone()
         if row is None:
             return ProjectionState(0)
-        seq, rebuild = row
-        return ProjectionState(seq, tuple(tuple(s) for s in json.loads(rebuild)))
+        seq, rebuild, remade = row
+        scopes = tuple(tuple(s) for s in json.loads(rebuild))
+        return ProjectionState(seq, scopes, remade)
 
     def save(self, name: str, state: ProjectionState) -> None:
         """Record the whole state: for a projection made anew."""
@@ -107,7 +110,8 @@ class ProjectionFeed:
 
     def rebuilt(self, name: str, scope: Namespace, times: int) -> None:
         """Record that `scope` was rebuilt for the `times` resets its state
-        asked it for; a reset since then keeps asking. Needs a write
+        asked it for (a reset since then keeps asking), and count it in
+        `remade`, so other stores read their copies anew. Needs a write
         transaction."""
         row = self.cur.execute(self.sql.PROJECTION_FOR_UPDATE, (name,)).fetchone()
         if row is None:
@@ -116,7 +120,7 @@ class ProjectionFeed:
         for _ in range(times):
             if list(scope) in scopes:
                 scopes.remove(list(scope))
-        self.cur.execute(self.sql.SET_REBUILD, (json.dumps(scopes), name))
+        self.cur.execute(self.sql.REBUILT, (json.dumps(scopes), name))
 
     def forget(self, name: str) -> None:
         """Drop the mark of a projection that is gone for good."""

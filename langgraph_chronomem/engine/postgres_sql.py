@@ -354,6 +354,11 @@ MIGRATIONS = [
             )""",
         ),
     ),
+    Migration(
+        "0006_projection_remakes",
+        # As on SQLite (schema step 0007 there).
+        ("ALTER TABLE projections ADD COLUMN remade BIGINT NOT NULL DEFAULT 0",),
+    ),
 ]
 
 

@@ -178,7 +178,7 @@ class Dialect:
     DELETE_CHANGES_AFTER: str
     CLEAR_CHANGES: str
 
-    PROJECTION = "SELECT seq, rebuild FROM projections WHERE name = ?"
+    PROJECTION = "SELECT seq, rebuild, remade FROM projections WHERE name = ?"
     SAVE_PROJECTION = (
         "INSERT INTO projections (seq, rebuild, name) VALUES (?, ?, ?) "
         "ON CONFLICT (name) DO UPDATE "
@@ -194,6 +194,7 @@ class Dialect:
         "WHERE projections.seq = ? RETURNING seq"
     )
     SET_REBUILD = "UPDATE projections SET rebuild = ? WHERE name = ?"
+    REBUILT = "UPDATE projections SET rebuild = ?, remade = remade + 1 WHERE name = ?"
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
     # A write transaction on SQLite holds the whole database already.
     PROJECTION_FOR_UPDATE = PROJECTION

@@ -262,6 +262,15 @@ MIGRATIONS = [
             )""",
         ),
     ),
+    migrations.Migration(
+        "0007_projection_remakes",
+        (
+            # How many times a scope of each projection was made again (after
+            # a reset or a redaction): another process's copy of its vectors,
+            # read before, may lack what came back, and reads it anew.
+            "ALTER TABLE projections ADD COLUMN remade INTEGER NOT NULL DEFAULT 0",
+        ),
+    ),
 ]
 
 _COMPARATORS = {

@@ -208,6 +208,10 @@ class _Kept:
     mark: ProjectionState | None = None  # the collection's mark when topped up
     early: frozenset[str] = frozenset()  # ids kept of rows above `last_row`
 
+    def emptied(self) -> _Kept:
+        """Nothing kept, with tags of the same types."""
+        return _Kept.empty(*(tag.dtype.type for tag in self.tags))
+
     @staticmethod
     def empty(*tags: type) -> _Kept:
         """Nothing kept yet, with tags of these types (`int`, `str`)."""
@@ -487,7 +491,7 @@ class VectorIndex:
         state = self._state(name)
         for scope, times in collections.Counter(state.rebuild).items():
             self._rebuild_scope(name, apply, scope, times)
-        seq = state.seq
+        seq, remade = state.seq, state.remade
         applied = 0
         while steps is None or steps > 0:
             # In a write transaction, as the change index reads them: on
@@ -497,6 +501,7 @@ class VectorIndex:
             with self.engine.transaction(write=True) as tx:
                 feed = ProjectionFeed(tx)
                 seqs = feed.commit_seqs_after(seq, limit=batch)
+                remade = feed.state(name).remade  # by this store or another
                 if self.items is not None and name == self.items.name:
                     self._item_cap = feed.last_row_upto(seq)
             if upto is not None:
@@ -516,7 +521,7 @@ class VectorIndex:
             steps = None if steps is None else steps - 1
             if advance is not None:
                 advance(len(seqs))
-        self._marks[name] = ProjectionState(seq)
+        self._marks[name] = ProjectionState(seq, remade=remade)
         return applied
 
     def last_seq(self) -> int:
@@ -856,7 +861,8 @@ class VectorIndex:
         Catch-up adds a batch's rows in row order, so "rows after the last one
         kept" is what is new, even read while a catch-up is adding more; nothing
         is new while the collection's mark has not moved since the last top-up;
-        a projection made again from older rows empties what was kept first.
+        a projection made again from older rows, or a scope of it (by any
+        store: the mark's `remade` moved), empties what was kept first.
 
         `cap` (the item collection's): a catch-up writes each changed item's
         HEAD row, which may belong to a commit after its batch, so a row of the
@@ -867,6 +873,8 @@ class VectorIndex:
         """
         if mark is not None and kept.mark == mark:
             return kept
+        if mark and kept.mark and kept.mark.remade != mark.remade:
+            kept = kept.emptied()  # a scope was made again since (another store's)
         newer: dict[str, Any] = {"row": {"$gt": kept.last_row}}
         condition = {"$and": [where, newer]} if where else newer
         found = self._call(
