@@ -290,8 +290,8 @@ def test_an_item_vector_that_arrives_after_a_newer_one_is_still_searched(
 
 class Pausing:
     """A real Chroma client that calls `after(call, collection name)` right
-    after each `upsert` and `delete_collection`, as if another process's
-    store ran at that moment."""
+    after each `upsert` and `delete_collection`, and right before each
+    `delete`, as if another process's store ran at that moment."""
 
     def __init__(self, client: Any, after: Callable[[str, str], None]) -> None:
         self.client, self.after = client, after
@@ -321,6 +321,10 @@ class _PausingCollection:
     def upsert(self, **kwargs: Any) -> None:
         self.collection.upsert(**kwargs)
         self.client.after("upsert", self.collection.name)
+
+    def delete(self, **kwargs: Any) -> None:
+        self.client.after("delete", self.collection.name)
+        self.collection.delete(**kwargs)
 
 
 def test_a_catch_up_never_saves_its_mark_over_another_stores_reindex(
@@ -411,3 +415,39 @@ def _keys(vectors: VectorIndex, scope: tuple[str, ...], text: str) -> list[str]:
     the store checks every hit against HEAD)."""
     hits = vectors.nearest_items(scope, hashed(text))
     return [h.key for chunk in hits for h in chunk if h.score > 0.999]
+
+
+def test_a_catch_up_never_deletes_a_newer_vector_another_store_added(
+    tmp_path: Path,
+) -> None:
+    """Two stores (as two processes) catch up the same commits. One reads an
+    item's HEAD; before it drops the item's older vectors, the item is
+    written again and the other store adds the new row's vector: that vector
+    is newer than anything the first store read, and must stay."""
+    scope = ("memories", "alice")
+    armed = threading.Event()
+
+    def meanwhile(call: str, name: str) -> None:
+        if call == "delete" and armed.is_set():
+            armed.clear()
+            store.put(scope, "home", {"text": "w5 w6"})
+            other.catch_up()
+
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        store.put(scope, "home", {"text": "w1 w2"})
+        client = chroma(tmp_path / "c")
+        catching_up, other = (
+            VectorIndex(store._engine, c, Hashed(), "hashed", item_fields=["text"])
+            for c in (Pausing(client, meanwhile), client)
+        )
+        catching_up.catch_up()
+        other.catch_up()
+        store.put(scope, "home", {"text": "w3 w4"})
+        armed.set()
+        catching_up.catch_up()
+        assert not armed.is_set()
+        fresh = VectorIndex(
+            store._engine, client, Hashed(), "hashed", item_fields=["text"]
+        )
+        assert not fresh.behind()
+        assert _keys(fresh, scope, "w5 w6") == ["home"]

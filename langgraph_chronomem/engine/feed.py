@@ -161,6 +161,17 @@ class ProjectionFeed:
             for row in self.cur.execute(*self.sql.head_rows(chunk))
         ]
 
+    def newest_rows(
+        self, items: Sequence[tuple[Namespace, str]]
+    ) -> dict[tuple[Namespace, str], int]:
+        """The id of each item's newest log row (a deletion's too)."""
+        pairs = [(namespace_text(ns), key) for ns, key in items]
+        return {
+            (namespace_from_text(ns), key): row_id
+            for chunk in chunks(pairs)
+            for ns, key, row_id in self.cur.execute(*self.sql.newest_rows(chunk))
+        }
+
     def scope_head(self, scope: Namespace) -> list[HeadRow]:
         """Every item of a scope at HEAD."""
         return [

@@ -523,6 +523,15 @@ class Dialect:
             [part for pair in pairs for part in pair],
         )
 
+    def newest_rows(self, pairs: Sequence[tuple[str, str]]) -> Statement:
+        """The newest log row of each given (namespace, key) item, HEAD or not."""
+        rows = ", ".join("(?, ?)" for _ in pairs)
+        return Statement(
+            "SELECT namespace, key, max(id) FROM items "
+            f"WHERE (namespace, key) IN (VALUES {rows}) GROUP BY namespace, key",
+            [part for pair in pairs for part in pair],
+        )
+
     def change_rows_of(self, ids: Sequence[int]) -> Statement:
         """The rows of `CHANGE_ROWS_BETWEEN`, for these log rows."""
         return Statement(

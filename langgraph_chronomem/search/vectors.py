@@ -597,25 +597,38 @@ class VectorIndex:
             rows = (
                 feed.scope_head(scope) if scope is not None else feed.head_rows(changed)
             )
+            newest = feed.newest_rows(changed)
         if scope is not None:
             self._call(lambda: items.delete(where={"scope": scope_key(scope)}))
             self._drop_copies(items=True)  # the rows made again are older
         elif changed:
-            # Only vectors of rows no longer at HEAD: a HEAD row's are upserted
-            # again, so a store catching up the same commits in another process
-            # never leaves a search a moment when the item has no vector.
-            stale: dict[str, Any] = {
-                "item": {"$in": [_item_id(ns, key) for ns, key in changed]}
-            }
-            if rows:
-                head = {"row": {"$nin": [row.row_id for row in rows]}}
-                stale = {"$and": [stale, head]}
-            self._call(lambda: items.delete(where=stale))
+            self._drop_stale(newest, {row.row_id for row in rows})
         self._add_items(rows)
         if scope is not None:
             # A search that read the collection while the scope was half made
             # kept a copy without it, under a mark the rebuild does not move.
             self._drop_copies(items=True)
+
+    def _drop_stale(
+        self, newest: Mapping[tuple[Namespace, str], int], head: set[int]
+    ) -> None:
+        """Delete the item vectors of rows no longer at HEAD, up to each item's
+        newest row as the log was read (`newest`). A HEAD row's are upserted
+        again, so a store catching up the same commits in another process
+        never leaves a search a moment when the item has no vector; and a
+        newer row's were added by a store that read the log later."""
+        items = self.items
+        assert items is not None
+        upto = {_item_id(ns, key): row for (ns, key), row in newest.items()}
+        where = {"item": {"$in": list(upto)}}
+        found = self._call(lambda: items.get(where=where, include=["metadatas"]))
+        stale = [
+            id_
+            for id_, meta in zip(found["ids"], found["metadatas"], strict=True)
+            if meta["row"] not in head and meta["row"] <= upto[meta["item"]]
+        ]
+        if stale:
+            self._call(lambda: items.delete(ids=stale))
 
     def _add_items(self, rows: Sequence[HeadRow]) -> None:
         items = self.items
