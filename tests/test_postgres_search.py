@@ -331,3 +331,60 @@ def test_an_item_row_whose_commit_takes_its_seq_last_is_still_searched(
         assert _found(vectors, OSKAR, "w3 w4") == ["home"]  # keeps a copy
         vectors.catch_up()
         assert _found(vectors, MAYA, "w1 w2") == ["home"]
+
+
+def test_a_reindex_of_the_change_index_while_others_catch_up_never_deadlocks(
+    engine: PostgresEngine,
+) -> None:
+    """`reindex` makes the change index again from seq 0 while other workers'
+    catch-ups add the newest commits and a reset deletes some: each waits for
+    the others, none fails."""
+    with engine.transaction(write=True) as tx:
+        for i in range(200):
+            _commit(tx, MAYA if i % 2 else OSKAR, f"User note {i} about gardening")
+        tx.index_changes()
+    stop = threading.Event()
+
+    def write_and_catch_up() -> int:
+        rounds = 0
+        while not stop.is_set():
+            with engine.transaction(write=True) as tx:
+                _commit(tx, MAYA, f"User note {rounds} about cycling")
+            with engine.transaction(write=True) as tx:
+                tx.index_changes(batch=20)
+            rounds += 1
+        return rounds
+
+    def write_and_reset() -> int:  # deletes change rows of what it resets
+        rounds = 0
+        while not stop.is_set():
+            with engine.transaction(write=True) as tx:
+                _commit(tx, OSKAR, f"User note {rounds} about chess")
+            with engine.transaction(write=True) as tx:
+                tx.index_changes()
+            with engine.transaction(write=False) as tx:
+                head = tx.head(OSKAR)
+            with engine.transaction(write=True) as tx:  # as ChronoStore.reset
+                tx.reset(OSKAR, head - 1)
+            rounds += 1
+        return rounds
+
+    def reindex() -> None:
+        for _ in range(15):
+            with engine.transaction(write=True) as tx:
+                tx.reindex_changes()
+
+    with ThreadPoolExecutor(4) as pool:
+        writers = [pool.submit(write_and_catch_up) for _ in range(2)]
+        writers.append(pool.submit(write_and_reset))
+        try:
+            pool.submit(reindex).result(timeout=300)
+        finally:
+            stop.set()
+        assert all(w.result(timeout=60) > 0 for w in writers)
+    with engine.transaction(write=True) as tx:
+        tx.index_changes()
+        rows, commits = tx.cur.execute(
+            "SELECT (SELECT count(*) FROM changes), (SELECT count(*) FROM commits)"
+        ).fetchone()
+    assert rows == commits

@@ -586,6 +586,7 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         Raises:
             CompactedError: If values the scope held at `to` were compacted.
         """
+        self.hold_change_index()  # before the scope's lock
         head = self.check_version(scope, to, allow_zero=True)
         self.check_whole(scope, to)
         sc = scope_text(scope)
@@ -827,10 +828,12 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
         sees every change. Needs a write transaction. An index made from an
         earlier derivation of the text (`CHANGE_TEXT_VERSION`) is made again.
         """
+        self.cur.execute(self.sql.FIRST_PROJECTION, (FULL_TEXT,))
+        seq = self.hold_change_index()
         if self.meta(_CHANGE_TEXT) != str(CHANGE_TEXT_VERSION):
             self._clear_changes()
             self.set_meta(_CHANGE_TEXT, str(CHANGE_TEXT_VERSION))
-        seq, *_ = self.cur.execute(self.sql.PROJECTION, (FULL_TEXT,)).fetchone() or (0,)
+            seq = 0
         added = 0
         while True:
             seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, batch))]
@@ -844,8 +847,20 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
 
     def reindex_changes(self) -> int:
         """Rebuild the full-text change index from the log."""
+        self.hold_change_index()
         self._clear_changes()
         return self.index_changes()
+
+    def hold_change_index(self) -> int:
+        """The change index's mark, its row held until the transaction ends:
+        whatever changes the index (a catch-up, a reindex, a reset, a
+        redaction, a compaction) in another process waits here for this one,
+        not halfway through (two adding the same rows, or one deleting rows
+        the other adds, deadlock on PostgreSQL). Taken before any scope's
+        lock, as a catch-up waits for the writers holding one. 0 (and nothing
+        held) before the index was first made."""
+        row = self.cur.execute(self.sql.PROJECTION_FOR_UPDATE, (FULL_TEXT,)).fetchone()
+        return 0 if row is None else int(row[0])
 
     def _clear_changes(self) -> None:
         self.cur.execute(self.sql.CLEAR_CHANGES)

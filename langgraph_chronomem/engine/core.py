@@ -31,6 +31,8 @@ class TransactionCore:
 
         def head(self, scope: Namespace) -> int: ...
 
+        def hold_change_index(self) -> int: ...
+
         def log(
             self,
             scope: Namespace,

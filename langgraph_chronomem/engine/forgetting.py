@@ -76,7 +76,8 @@ class ForgettingOps(TransactionCore):
         the rows that read the erased values, and the vector projections are
         asked to rebuild the scope.
         """
-        self.head(scope)  # the scope's lock, before anything is read
+        self.hold_change_index()  # then the scope's lock, before anything is read
+        self.head(scope)
         sc = scope_text(scope)
         wanted = None if items is None else {(namespace_text(n), k) for n, k in items}
         needle = None if contains is None else _folded(contains)
@@ -154,7 +155,8 @@ class ForgettingOps(TransactionCore):
         `CompactedError` that names the oldest version they can use. No
         commit is made: the memory at HEAD does not change.
         """
-        self.head(scope)  # the scope's lock, before anything is read
+        self.hold_change_index()  # then the scope's lock, before anything is read
+        self.head(scope)
         sc = scope_text(scope)
         after = None if keep_after is None else encode_time(keep_after)
         # Only rows with a value: none erased already, no deletion.

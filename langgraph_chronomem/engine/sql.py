@@ -193,6 +193,10 @@ class Dialect:
         "ON CONFLICT (name) DO UPDATE SET seq = excluded.seq "
         "WHERE projections.seq = ? RETURNING seq"
     )
+    FIRST_PROJECTION = (
+        "INSERT INTO projections (seq, rebuild, name) VALUES (0, '[]', ?) "
+        "ON CONFLICT (name) DO NOTHING"
+    )
     SET_REBUILD = "UPDATE projections SET rebuild = ? WHERE name = ?"
     REBUILT = "UPDATE projections SET rebuild = ?, remade = remade + 1 WHERE name = ?"
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
