@@ -658,11 +658,27 @@ class ChronoStore(BaseStore, VersionControl, Review):
         *,
         expect: Callable[[LogTransaction], None] | None = None,
     ) -> list[Result]:
+        if not queries:
+            return self._run_with(ops, writes, known, None, expect)
+        # The reads come before the writes, in one transaction: if reading the
+        # vectors fails, nothing was written, and it may all run again.
+        return self._search.searching(
+            lambda vectors: self._run_with(
+                ops, writes, known, ReadPlan(vectors=vectors, queries=queries), expect
+            )
+        )
+
+    def _run_with(
+        self,
+        ops: list[Op],
+        writes: list[Write],
+        known: dict[str, list[float]],
+        plan: ReadPlan | None,
+        expect: Callable[[LogTransaction], None] | None,
+    ) -> list[Result]:
         meta = current_meta(hold_returning=self._hold_returning) if writes else None
-        plan = None
-        if len(writes) < len(ops):  # some op reads
-            vectors = self._search.searchable() if queries else None
-            plan = ReadPlan(vectors=vectors, queries=queries)
+        if plan is None and len(writes) < len(ops):  # some op reads, by filter
+            plan = ReadPlan(vectors=None, queries={})
         with self._engine.transaction(write=bool(writes)) as tx:
             if expect is not None:
                 expect(tx)

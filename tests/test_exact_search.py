@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import chromadb.errors
 import numpy as np
 import pytest
 from langchain_core.embeddings import Embeddings
@@ -290,8 +291,9 @@ def test_an_item_vector_that_arrives_after_a_newer_one_is_still_searched(
 
 class Pausing:
     """A real Chroma client that calls `after(call, collection name)` right
-    after each `upsert` and `delete_collection`, and right before each
-    `delete`, as if another process's store ran at that moment."""
+    after each `upsert`, `count` and `delete_collection`, and right before
+    each `delete` and `get`, as if another process's store ran at that
+    moment (or as a Chroma server fails when it does)."""
 
     def __init__(self, client: Any, after: Callable[[str, str], None]) -> None:
         self.client, self.after = client, after
@@ -325,6 +327,15 @@ class _PausingCollection:
     def delete(self, **kwargs: Any) -> None:
         self.client.after("delete", self.collection.name)
         self.collection.delete(**kwargs)
+
+    def count(self) -> int:
+        counted = self.collection.count()
+        self.client.after("count", self.collection.name)
+        return int(counted)
+
+    def get(self, **kwargs: Any) -> Any:
+        self.client.after("get", self.collection.name)
+        return self.collection.get(**kwargs)
 
 
 def test_a_catch_up_never_saves_its_mark_over_another_stores_reindex(
@@ -451,3 +462,61 @@ def test_a_catch_up_never_deletes_a_newer_vector_another_store_added(
         )
         assert not fresh.behind()
         assert _keys(fresh, scope, "w5 w6") == ["home"]
+
+
+def test_a_search_whose_collection_another_store_remakes_meanwhile_reads_the_new(
+    tmp_path: Path,
+) -> None:
+    """Another store's `reindex` lands after a search caught up its vectors
+    and before it reads them: the search opens the new collections and
+    answers, as it does when that happens before it."""
+    scope = ("memories", "alice")
+    armed = threading.Event()
+
+    def meanwhile(call: str, name: str) -> None:
+        if call == "count" and armed.is_set():
+            armed.clear()
+            first.put(scope, "b", {"text": "w5 w6"})
+            first.reindex()
+
+    client = chroma(tmp_path / "c")
+    open_ = dict(scope_depth=2, index=INDEX)
+    with (
+        ChronoStore.from_path(tmp_path / "m", chroma_client=client, **open_) as first,  # type: ignore[arg-type]
+        ChronoStore.from_path(
+            tmp_path / "m", chroma_client=Pausing(client, meanwhile), **open_
+        ) as second,  # type: ignore[arg-type]
+    ):
+        first.put(scope, "a", {"text": "w1 w2"})
+        assert second.search(scope, query="w1 w2")[0].key == "a"
+        armed.set()
+        found = second.search(scope, query="w5 w6")
+        assert not armed.is_set()
+        assert found[0].key == "b" and found[0].score == pytest.approx(1.0)
+
+
+def test_a_read_that_races_another_clients_write_is_tried_again(
+    tmp_path: Path,
+) -> None:
+    """A Chroma server read while another client writes can fail with "Error
+    finding id" (seen with four processes on one server); the read is tried
+    again, and the search answers."""
+    scope = ("memories", "alice")
+    failures = [2]  # the next two reads fail
+
+    def racing(call: str, name: str) -> None:
+        if call == "get" and failures[0]:
+            failures[0] -= 1
+            raise chromadb.errors.InternalError(
+                "Error executing plan: Internal error: Error finding id"
+            )
+
+    with ChronoStore.from_path(
+        tmp_path / "m",
+        scope_depth=2,
+        index=INDEX,  # type: ignore[arg-type]
+        chroma_client=Pausing(chroma(tmp_path / "c"), racing),
+    ) as store:
+        store.put(scope, "a", {"text": "w1 w2"})
+        assert store.search(scope, query="w1 w2")[0].key == "a"
+        assert failures == [0]

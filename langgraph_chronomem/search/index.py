@@ -473,16 +473,18 @@ class SearchIndex:
                     return False
         return True
 
-    def searchable(self) -> VectorIndex:
-        """The vectors, with every write that returned applied to the item
-        collection: what a search by meaning reads (read-your-writes, as
+    def searching(self, read: Callable[[VectorIndex], T]) -> T:
+        """`read(vectors)`, with every write that returned applied to the item
+        collection first: what a search by meaning reads (read-your-writes, as
         LangGraph's stores give it). Waits for the follower's step in progress,
         then applies the rest itself, up to the newest commit when called: a
-        writer that keeps writing never keeps a search waiting."""
+        writer that keeps writing never keeps a search waiting. If another
+        store's `reindex` takes the collections from Chroma before `read` is
+        done, both run again on the collections made anew."""
 
-        def catch_up(vectors: VectorIndex) -> VectorIndex:
+        def catch_up(vectors: VectorIndex) -> T:
             vectors.present().catch_up(changes=False, upto=vectors.last_seq())
-            return vectors
+            return read(vectors)
 
         return self._on_vectors(catch_up)
 

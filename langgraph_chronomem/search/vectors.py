@@ -34,6 +34,7 @@ import contextlib
 import hashlib
 import json
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
@@ -76,6 +77,10 @@ _RETIRED = (  # collections of older versions, dropped with their marks
     CHANGES,
 )
 _BATCH = 256  # commits per catch-up step
+# What a Chroma server says when a read races another client's write (seen
+# with four processes on one server), and the pauses before trying again.
+_RACED = "Error finding id"
+_RACE_PAUSES = (0.02, 0.1, 0.5)
 
 T = TypeVar("T")
 Distance = Literal["cosine", "l2", "inner_product"]
@@ -369,7 +374,9 @@ class VectorIndex:
         return self
 
     def _call(self, call: Callable[[], T]) -> T:
-        """Make one Chroma call, when no other thread is making one.
+        """Make one Chroma call, when no other thread is making one; again,
+        after a pause, if it raced another client's write (`_RACED`: every
+        call made here reads, or writes what it would write again).
 
         Raises:
             StorageError: If the client is a Chroma server's and it cannot be
@@ -377,7 +384,14 @@ class VectorIndex:
         """
         with self._chroma:
             try:
-                return call()
+                for pause in _RACE_PAUSES:
+                    try:
+                        return call()
+                    except chromadb.errors.InternalError as exc:
+                        if _RACED not in str(exc):
+                            raise
+                    time.sleep(pause)
+                return call()  # the last try, whatever it raises
             except httpx.TransportError as exc:
                 raise unreachable(server_address(self.client), exc) from exc
 
