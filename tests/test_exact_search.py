@@ -520,3 +520,30 @@ def test_a_read_that_races_another_clients_write_is_tried_again(
         store.put(scope, "a", {"text": "w1 w2"})
         assert store.search(scope, query="w1 w2")[0].key == "a"
         assert failures == [0]
+
+
+def test_a_collection_another_store_is_still_making_is_opened_again(
+    tmp_path: Path,
+) -> None:
+    """While another store's `reindex` makes the collections again, a Chroma
+    server can answer that one has no segments yet; the search opens the
+    collections again a moment later, and answers."""
+    scope = ("memories", "alice")
+    failures = [2]
+
+    def half_made(call: str, name: str) -> None:
+        if call == "get" and failures[0]:
+            failures[0] -= 1
+            raise chromadb.errors.ChromaError(
+                "Missing field: [Missing metadata segment]"
+            )
+
+    with ChronoStore.from_path(
+        tmp_path / "m",
+        scope_depth=2,
+        index=INDEX,  # type: ignore[arg-type]
+        chroma_client=Pausing(chroma(tmp_path / "c"), half_made),
+    ) as store:
+        store.put(scope, "a", {"text": "w1 w2"})
+        assert store.search(scope, query="w1 w2")[0].key == "a"
+        assert failures == [0]

@@ -68,6 +68,18 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+# Pauses before opening the collections again, while another store's reindex
+# may still be making them.
+_REOPEN_PAUSES = (0.0, 0.2, 0.5)
+
+
+def _remade(exc: chromadb.errors.ChromaError) -> bool:
+    """Whether Chroma says a collection is gone, or is being made again by
+    another store (its segments not there yet)."""
+    return isinstance(exc, chromadb.errors.NotFoundError) or (
+        "Missing metadata segment" in str(exc)
+    )
+
 
 _FOLLOW_BATCH = 32  # commits per follower step: what a search may wait for
 INDEX_META = "index"  # the index settings a store was last opened with
@@ -489,25 +501,29 @@ class SearchIndex:
         return self._on_vectors(catch_up)
 
     def _on_vectors(self, work: Callable[[VectorIndex], T]) -> T:
-        """`work(self.vectors())`; once more on the collections made again if
-        they are gone from Chroma (a server restarted on empty data, another
-        store's rebuild): they are made anew, marks reset, and refilled from
-        the log."""
-        vectors = self.vectors()
-        try:
-            return work(vectors)
-        except chromadb.errors.NotFoundError:
-            logger.warning(
-                "the vector collections this store had open are gone from Chroma "
-                "(a server restarted on empty data, or another store's reindex): "
-                "opening them again, made anew from the log if missing"
-            )
-            with self._lock:
-                if self._vectors is vectors:
-                    self._vectors = None
-                    if self._client is None:  # the embedded client is ours
-                        vectors.client.close()
-            return work(self.vectors())
+        """`work(self.vectors())`; again on the collections opened anew if they
+        went from Chroma meanwhile (a server restarted on empty data, another
+        store's reindex, which may still be making them: a few tries, a
+        moment apart); ones that are missing are made again from the log."""
+        for pause in _REOPEN_PAUSES:
+            vectors = self.vectors()
+            try:
+                return work(vectors)
+            except chromadb.errors.ChromaError as exc:
+                if not _remade(exc):
+                    raise
+                logger.warning(
+                    "the vector collections this store had open are gone from "
+                    "Chroma (a server restarted on empty data, or another store's "
+                    "reindex): opening them again, made anew from the log if missing"
+                )
+                with self._lock:
+                    if self._vectors is vectors:
+                        self._vectors = None
+                        if self._client is None:  # the embedded client is ours
+                            vectors.client.close()
+            time.sleep(pause)
+        return work(self.vectors())  # the last try, whatever it raises
 
     def heal(self) -> None:
         """On open: if a crash left the collections behind the log, start the

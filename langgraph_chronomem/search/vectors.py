@@ -526,15 +526,17 @@ class VectorIndex:
                 break
             apply(after=seq, upto=seqs[-1])
             with self.engine.transaction(write=True) as tx:
-                moved = ProjectionFeed(tx).advance(name, seqs[-1], since=seq)
-            if not moved:  # another store's mark stands: the next catch-up reads it
-                self._marks.pop(name, None)
-                return applied
-            seq = seqs[-1]
-            applied += len(seqs)
+                feed = ProjectionFeed(tx)
+                moved = feed.advance(name, seqs[-1], since=seq)
+                # If not, another store moved the mark meanwhile (it caught up,
+                # or reset it for a reindex): its mark stands, and this goes on
+                # from there, still up to `upto` (a search's own writes).
+                seq = seqs[-1] if moved else feed.state(name).seq
             steps = None if steps is None else steps - 1
-            if advance is not None:
-                advance(len(seqs))
+            if moved:
+                applied += len(seqs)
+                if advance is not None:
+                    advance(len(seqs))
         self._marks[name] = ProjectionState(seq, remade=remade)
         return applied
 
