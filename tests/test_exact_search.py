@@ -292,8 +292,9 @@ def test_an_item_vector_that_arrives_after_a_newer_one_is_still_searched(
 class Pausing:
     """A real Chroma client that calls `after(call, collection name)` right
     after each `upsert`, `count` and `delete_collection`, and right before
-    each `delete` and `get`, as if another process's store ran at that
-    moment (or as a Chroma server fails when it does)."""
+    each `delete`, `get` and `get_or_create_collection`, as if another
+    process's store ran at that moment (or as a Chroma server fails when it
+    does)."""
 
     def __init__(self, client: Any, after: Callable[[str, str], None]) -> None:
         self.client, self.after = client, after
@@ -304,8 +305,9 @@ class Pausing:
     def get_collection(self, *args: Any, **kwargs: Any) -> Any:
         return _PausingCollection(self, self.client.get_collection(*args, **kwargs))
 
-    def get_or_create_collection(self, *args: Any, **kwargs: Any) -> Any:
-        made = self.client.get_or_create_collection(*args, **kwargs)
+    def get_or_create_collection(self, name: str, **kwargs: Any) -> Any:
+        self.after("get_or_create_collection", name)
+        made = self.client.get_or_create_collection(name, **kwargs)
         return _PausingCollection(self, made)
 
     def delete_collection(self, name: str) -> None:
@@ -357,7 +359,7 @@ def test_a_catch_up_never_saves_its_mark_over_another_stores_reindex(
             assert go.wait(60)
 
     def let_it_save(call: str, name: str) -> None:  # the store reindexing
-        if call == "delete_collection" and name == items:
+        if call == "get_or_create_collection" and name == items:  # mark reset
             go.set()
             worker.join(60)
 

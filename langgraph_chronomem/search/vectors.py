@@ -319,8 +319,12 @@ class VectorIndex:
     def _collection(self, name: str, *, anew: bool = False) -> Any:
         """Open a collection, or make it (`anew`: again) from nothing.
 
-        Its mark is reset in the log before the collection is made, so a crash
-        at any point leaves a collection that is right or visibly behind.
+        One made anew is deleted first, then its mark reset in the log, then
+        it is made: a crash at any point leaves it missing (made again on the
+        next open) or visibly behind. Another store's catch-up that read the
+        old mark cannot save one over the reset (compare and set), and one
+        that read the reset mark writes into the new collection, or fails on
+        the deleted one and opens the new one.
         """
         client = self.client
         names = self._call(lambda: {c.name for c in client.list_collections()})
@@ -328,14 +332,13 @@ class VectorIndex:
             return self._call(
                 lambda: client.get_collection(name, embedding_function=None)
             )
+        if anew:
+            with contextlib.suppress(chromadb.errors.NotFoundError):
+                self._call(partial(client.delete_collection, name))
         with self.engine.transaction(write=True) as tx:
             ProjectionFeed(tx).save(name, ProjectionState(0))
-
-        def make() -> Any:
-            if anew:
-                with contextlib.suppress(chromadb.errors.NotFoundError):
-                    client.delete_collection(name)
-            return client.get_or_create_collection(
+        return self._call(
+            lambda: client.get_or_create_collection(
                 name,
                 embedding_function=None,
                 metadata={
@@ -344,8 +347,7 @@ class VectorIndex:
                 },
                 configuration={"hnsw": {"space": "cosine"}},
             )
-
-        return self._call(make)
+        )
 
     def check(self) -> VectorIndex:
         """Read each collection once, so a damaged one fails here, on open.
