@@ -497,54 +497,37 @@ def test_a_search_whose_collection_another_store_remakes_meanwhile_reads_the_new
         assert found[0].key == "b" and found[0].score == pytest.approx(1.0)
 
 
-def test_a_read_that_races_another_clients_write_is_tried_again(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    "failure",
+    [
+        # A read racing another client's write: the read is tried again.
+        chromadb.errors.InternalError(
+            "Error executing plan: Internal error: Error finding id"
+        ),
+        # A collection another store's reindex is still making: the
+        # collections are opened again a moment later.
+        chromadb.errors.ChromaError("Missing field: [Missing metadata segment]"),
+    ],
+    ids=["raced", "half-made"],
+)
+def test_a_chroma_server_failing_for_a_moment_still_gets_an_answer(
+    tmp_path: Path, failure: Exception
 ) -> None:
-    """A Chroma server read while another client writes can fail with "Error
-    finding id" (seen with four processes on one server); the read is tried
-    again, and the search answers."""
+    """Seen with four processes on one Chroma server: reads that fail for a
+    moment while another client writes or reindexes. The search answers."""
     scope = ("memories", "alice")
     failures = [2]  # the next two reads fail
 
-    def racing(call: str, name: str) -> None:
+    def failing(call: str, name: str) -> None:
         if call == "get" and failures[0]:
             failures[0] -= 1
-            raise chromadb.errors.InternalError(
-                "Error executing plan: Internal error: Error finding id"
-            )
+            raise failure
 
     with ChronoStore.from_path(
         tmp_path / "m",
         scope_depth=2,
         index=INDEX,  # type: ignore[arg-type]
-        chroma_client=Pausing(chroma(tmp_path / "c"), racing),
-    ) as store:
-        store.put(scope, "a", {"text": "w1 w2"})
-        assert store.search(scope, query="w1 w2")[0].key == "a"
-        assert failures == [0]
-
-
-def test_a_collection_another_store_is_still_making_is_opened_again(
-    tmp_path: Path,
-) -> None:
-    """While another store's `reindex` makes the collections again, a Chroma
-    server can answer that one has no segments yet; the search opens the
-    collections again a moment later, and answers."""
-    scope = ("memories", "alice")
-    failures = [2]
-
-    def half_made(call: str, name: str) -> None:
-        if call == "get" and failures[0]:
-            failures[0] -= 1
-            raise chromadb.errors.ChromaError(
-                "Missing field: [Missing metadata segment]"
-            )
-
-    with ChronoStore.from_path(
-        tmp_path / "m",
-        scope_depth=2,
-        index=INDEX,  # type: ignore[arg-type]
-        chroma_client=Pausing(chroma(tmp_path / "c"), half_made),
+        chroma_client=Pausing(chroma(tmp_path / "c"), failing),
     ) as store:
         store.put(scope, "a", {"text": "w1 w2"})
         assert store.search(scope, query="w1 w2")[0].key == "a"

@@ -166,6 +166,12 @@ _CHANGE_ROWS = (
 )
 
 
+def _among_items(pairs: Sequence[tuple[str, str]]) -> tuple[str, list[str]]:
+    """A condition on `items` rows: one of these (namespace, key) items."""
+    rows = ", ".join("(?, ?)" for _ in pairs)
+    return f"(namespace, key) IN (VALUES {rows})", [p for pair in pairs for p in pair]
+
+
 class Dialect:
     """The log's SQL in the portable subset, with `?` placeholders.
 
@@ -520,20 +526,20 @@ class Dialect:
 
     def head_rows(self, pairs: Sequence[tuple[str, str]]) -> Statement:
         """HEAD rows of the given (namespace, key) items, with their ids."""
-        rows = ", ".join("(?, ?)" for _ in pairs)
+        among, params = _among_items(pairs)
         return Statement(
             "SELECT id, scope, namespace, key, value, index_fields FROM items "
-            f"WHERE valid_to IS NULL AND (namespace, key) IN (VALUES {rows})",
-            [part for pair in pairs for part in pair],
+            f"WHERE valid_to IS NULL AND {among}",
+            params,
         )
 
     def newest_rows(self, pairs: Sequence[tuple[str, str]]) -> Statement:
         """The newest log row of each given (namespace, key) item, HEAD or not."""
-        rows = ", ".join("(?, ?)" for _ in pairs)
+        among, params = _among_items(pairs)
         return Statement(
-            "SELECT namespace, key, max(id) FROM items "
-            f"WHERE (namespace, key) IN (VALUES {rows}) GROUP BY namespace, key",
-            [part for pair in pairs for part in pair],
+            f"SELECT namespace, key, max(id) FROM items WHERE {among} "
+            "GROUP BY namespace, key",
+            params,
         )
 
     def change_rows_of(self, ids: Sequence[int]) -> Statement:
