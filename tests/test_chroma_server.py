@@ -11,6 +11,7 @@ stopped, frozen, and started again under a running store.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import threading
@@ -28,6 +29,7 @@ from psycopg_pool import ConnectionPool
 from langgraph_chronomem import ChronoStore, ConfigError, StorageError
 from langgraph_chronomem.engine import CommitMeta, Write
 from langgraph_chronomem.search import chroma as search_chroma
+from tests import _search_worker
 from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_exact_search import INDEX, assert_exact, embed
@@ -449,3 +451,51 @@ def test_an_index_never_made_shows_as_behind(
         assert store.wait_for_index(timeout=60)
         caught_up = {p.name.split("-")[1]: p.behind for p in store.stats().projections}
         assert caught_up == {"items": 0, "changes": 0, "text": 0}
+
+
+# -- several processes --------------------------------------------------------------
+
+WORKERS, STEPS = 3, 12
+
+
+def test_processes_writing_searching_and_reindexing_at_once_find_every_write(
+    url: str,
+    chroma_server: ChromaServer,  # noqa: F811
+) -> None:
+    """The deployment for more than one machine: processes of their own on one
+    PostgreSQL log and one Chroma server write, update, delete and search by
+    meaning at once, and one reindexes midway. Each finds every write of its
+    own right after it, and a store opened afterwards finds every live item,
+    first, and no deleted one."""
+    ChronoStore.from_conn_string(url, scope_depth=2).close()  # the schema, once
+    ctx = multiprocessing.get_context("spawn")
+    start = ctx.Barrier(WORKERS)
+    workers = [
+        ctx.Process(
+            target=_search_worker.write_and_search,
+            args=(url, chroma_server.url, n, STEPS, start),
+            daemon=True,
+        )
+        for n in range(WORKERS)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(240)
+    assert [w.exitcode for w in workers] == [0] * WORKERS, (
+        "a worker failed; its traceback is in the captured stderr"
+    )
+    open_ = dict(scope_depth=2, index=INDEX, chroma_url=chroma_server.url)
+    with ChronoStore.from_conn_string(url, **open_) as store:  # type: ignore[arg-type]
+        assert store.wait_for_index(timeout=120)
+        assert all(p.behind == 0 for p in store.stats().projections)
+        for n in range(WORKERS):
+            for (namespace, key), value in _search_worker.final_items(n, STEPS).items():
+                if value is None:
+                    assert store.get(namespace, key) is None
+                    found = store.search(namespace, query=f"p{n} {key}", limit=50)
+                    assert key not in {item.key for item in found}
+                    continue
+                top = store.search(namespace, query=value, limit=1)[0]
+                assert (top.key, top.value) == (key, {"text": value})
+                assert top.score == pytest.approx(1.0)
