@@ -532,3 +532,39 @@ def test_a_chroma_server_failing_for_a_moment_still_gets_an_answer(
         store.put(scope, "a", {"text": "w1 w2"})
         assert store.search(scope, query="w1 w2")[0].key == "a"
         assert failures == [0]
+
+
+def test_a_follower_step_that_loses_its_marks_to_another_store_keeps_following(
+    tmp_path: Path,
+) -> None:
+    """Another store moves the marks while this store's follower applies a
+    step: the step saves nothing, but the log is still ahead of the vectors,
+    so the follower must say more remains, not go idle."""
+    scope = ("memories", "alice")
+    moves: list[int] = []  # where the other store takes each collection's mark
+
+    def meanwhile(call: str, name: str) -> None:
+        if call == "upsert" and moves:
+            other.catch_up(upto=moves.pop(0))
+
+    client = chroma(tmp_path / "c")
+    open_ = dict(scope_depth=2, index=INDEX)
+    with ChronoStore.from_path(
+        tmp_path / "m", chroma_client=Pausing(client, meanwhile), **open_
+    ) as store:  # type: ignore[arg-type]
+        search = store._search
+        for i in range(60):
+            store.put(scope, f"k{i}", {"text": f"{WORDS[i % 12]} n{i}"})
+        assert store.wait_for_index(timeout=60)
+        search._follower.stop()  # its steps run in this thread below
+        for i in range(60):
+            store.put(scope, f"k{i}", {"text": f"{WORDS[i % 12]} m{i}"})
+        mine = search.vectors()
+        other = VectorIndex(
+            store._engine, client, mine.embeddings, mine.embedder, item_fields=["text"]
+        )
+        moves[:] = [70, 80]
+        while search._follow():
+            pass
+        assert not moves
+        assert not mine.behind()

@@ -442,7 +442,8 @@ class VectorIndex:
         progress: Progress | None = None,
     ) -> int:
         """Apply the commits the collections have not seen. Returns how many
-        (the most of any one collection).
+        (the most of any one collection; a batch another store's catch-up
+        saved first counts too: the follower goes on while there is progress).
 
         Args:
             items: Catch up the item collection (if items are indexed).
@@ -533,12 +534,13 @@ class VectorIndex:
                 # If not, another store moved the mark meanwhile (it caught up,
                 # or reset it for a reindex): its mark stands, and this goes on
                 # from there, still up to `upto` (a search's own writes).
-                seq = seqs[-1] if moved else feed.state(name).seq
+                mark = seqs[-1] if moved else feed.state(name).seq
             steps = None if steps is None else steps - 1
-            if moved:
+            if mark > seq:  # by this store or, meanwhile, another: progress
                 applied += len(seqs)
                 if advance is not None:
                     advance(len(seqs))
+            seq = mark
         self._marks[name] = ProjectionState(seq, remade=remade)
         return applied
 
