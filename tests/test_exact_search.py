@@ -23,6 +23,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp
 
 from langgraph_chronomem import ChronoStore
+from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.vectors import VectorIndex
 from tests.test_search import chroma
@@ -464,6 +465,51 @@ def test_a_catch_up_never_deletes_a_newer_vector_another_store_added(
         )
         assert not fresh.behind()
         assert _keys(fresh, scope, "w5 w6") == ["home"]
+
+
+@pytest.mark.parametrize("collection", ["items", "changes"])
+def test_a_scope_rebuild_never_deletes_a_newer_vector_another_store_added(
+    tmp_path: Path, collection: str
+) -> None:
+    """A reset asks every store to make the scope's vectors again. One store
+    reads the scope; before it deletes the scope's old vectors, the scope is
+    written again and another store, catching up, adds the new row's vectors:
+    they are newer than anything the first store read, and must stay (that
+    store goes on from the other's mark, so it never applies the write)."""
+    alice, bob = ("memories", "alice"), ("memories", "bob")
+    armed = threading.Event()
+
+    def meanwhile(call: str, name: str) -> None:
+        if call == "delete" and name == paused and armed.is_set():
+            armed.clear()
+            store.put(alice, "home", {"text": "w5 w6"})
+            other.catch_up()
+
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        store.put(alice, "home", {"text": "w1 w2"})  # v1
+        store.put(alice, "home", {"text": "w3 w4"})  # v2
+        client = chroma(tmp_path / "c")
+        rebuilding, other = (
+            VectorIndex(store._engine, c, Hashed(), "hashed", item_fields=["text"])
+            for c in (Pausing(client, meanwhile), client)
+        )
+        paused = getattr(rebuilding, collection).name
+        for vectors in (rebuilding, other):
+            vectors.catch_up()
+        store.put(bob, "game", {"text": "w7 w8"})  # the rebuilding store's next batch
+        store.reset(alice, to=1)
+        armed.set()
+        rebuilding.catch_up(batch=1)
+        assert not armed.is_set()
+        fresh = VectorIndex(
+            store._engine, client, Hashed(), "hashed", item_fields=["text"]
+        )
+        assert not fresh.behind()
+        assert _keys(fresh, alice, "w5 w6") == ["home"]
+        with store._engine.transaction(write=False) as tx:
+            described = {str(r.row_id) for r in tx.change_rows(scope=alice)}
+        kept = fresh.changes.get(where={"scope": scope_key(alice)})["ids"]
+        assert set(kept) == described
 
 
 def test_a_search_whose_collection_another_store_remakes_meanwhile_reads_the_new(

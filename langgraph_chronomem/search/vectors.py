@@ -83,6 +83,7 @@ _RACED = "Error finding id"
 _RACE_PAUSES = (0.02, 0.1, 0.5)
 
 T = TypeVar("T")
+_Row = TypeVar("_Row", HeadRow, ChangeRow)  # a log row a collection holds
 Distance = Literal["cosine", "l2", "inner_product"]
 DISTANCES: tuple[Distance, ...] = ("cosine", "l2", "inner_product")
 
@@ -611,23 +612,48 @@ class VectorIndex:
     ) -> None:
         items = self.items
         assert items is not None
+        if scope is not None:
+
+            def head() -> list[HeadRow]:
+                with self.engine.transaction(write=False) as tx:
+                    return ProjectionFeed(tx).scope_head(scope)
+
+            drop = partial(self._drop_copies, items=True)
+            self._remake(items, scope, head, self._add_items, drop)
+            return
         with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
-            changed = [] if scope is not None else feed.changed_items(after, upto)
-            rows = (
-                feed.scope_head(scope) if scope is not None else feed.head_rows(changed)
-            )
+            changed = feed.changed_items(after, upto)
+            rows = feed.head_rows(changed)
             newest = feed.newest_rows(changed)
-        if scope is not None:
-            self._call(lambda: items.delete(where={"scope": scope_key(scope)}))
-            self._drop_copies(items=True)  # the rows made again are older
-        elif changed:
+        if changed:
             self._drop_stale(newest, {row.row_id for row in rows})
         self._add_items(rows)
-        if scope is not None:
-            # A search that read the collection while the scope was half made
-            # kept a copy without it, under a mark the rebuild does not move.
-            self._drop_copies(items=True)
+
+    def _remake(
+        self,
+        collection: Any,
+        scope: Namespace,
+        read: Callable[[], Sequence[_Row]],
+        add: Callable[[Sequence[_Row]], None],
+        drop_copies: Callable[[], None],
+    ) -> None:
+        """Make `scope`'s vectors in `collection` again from the rows `read`
+        takes from the log.
+
+        Another store catching up may add a newer row's vector after this
+        read and before the delete, which takes it too; its row was in the
+        log by then, so the log is read again after the delete and whatever
+        came meanwhile is added as well."""
+        rows = read()
+        self._call(lambda: collection.delete(where={"scope": scope_key(scope)}))
+        drop_copies()  # the rows made again can be older
+        add(rows)
+        seen = {row.row_id for row in rows}
+        add([row for row in read() if row.row_id not in seen])
+        # A search that read the collection while the scope was half made
+        # kept a copy without it, under a mark the rebuild does not move.
+        drop_copies()
 
     def _drop_stale(
         self, newest: Mapping[tuple[Namespace, str], int], head: set[int]
@@ -683,19 +709,22 @@ class VectorIndex:
     def _apply_changes(
         self, *, scope: Namespace | None = None, after: int = 0, upto: int = 0
     ) -> None:
-        with self.engine.transaction(write=False) as tx:
-            rows = tx.change_rows(scope=scope, after=after, upto=upto)
         if scope is not None:
-            changes = self.changes
-            self._call(lambda: changes.delete(where={"scope": scope_key(scope)}))
-            self._drop_copies(scope=scope)
-        elif self._ahead:  # skip what `ready_for` added already
+
+            def described() -> list[ChangeRow]:
+                with self.engine.transaction(write=False) as tx:
+                    return [row for row in tx.change_rows(scope=scope) if row.text.new]
+
+            drop = partial(self._drop_copies, scope=scope)
+            self._remake(self.changes, scope, described, self._add_changes, drop)
+            return
+        with self.engine.transaction(write=False) as tx:
+            rows = tx.change_rows(after=after, upto=upto)
+        if self._ahead:  # skip what `ready_for` added already
             ahead = self._ahead.intersection(row.row_id for row in rows)
             self._ahead -= ahead
             rows = [row for row in rows if row.row_id not in ahead]
         self._add_changes([row for row in rows if row.text.new])
-        if scope is not None:  # as for the items: no copy of it half made
-            self._drop_copies(scope=scope)
 
     def _add_changes(self, rows: Sequence[ChangeRow]) -> None:
         changes = self.changes
