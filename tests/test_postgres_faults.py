@@ -9,6 +9,7 @@ mid-transaction is `tests/test_postgres.py`'s.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -44,6 +45,33 @@ def test_writer_processes_lose_nothing_and_leave_no_gap(
             log = store.log(scope)
             assert [c.version for c in log] == list(range(len(log), 0, -1))
             assert [c.parent for c in log] == [*range(len(log) - 1, 0, -1), None]
+
+
+def test_a_process_with_many_open_files_still_writes(
+    pg_database: str,  # noqa: F811
+) -> None:
+    """A server keeps many sockets and files open, so the store's connections
+    get descriptors past 1023, which `select()` cannot watch: a put, sent
+    alone after asking the kernel whether the server spoke, raised
+    `ValueError` there."""
+    resource = pytest.importorskip("resource")  # POSIX
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < 1200:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 2048), hard))
+    held = [os.open(os.devnull, os.O_RDONLY)]
+    try:
+        while held[-1] < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        with ChronoStore.from_conn_string(pg_database) as store:
+            store.put(("notes",), "a", {"t": "hi"})
+            store.put(("notes",), "a", {"t": "hello"})
+            item = store.get(("notes",), "a")
+            assert item is not None and item.value == {"t": "hello"}
+            assert [c.version for c in store.log(("notes",))] == [2, 1]
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 def test_batches_locking_two_scopes_in_opposite_orders_never_deadlock(

@@ -631,5 +631,9 @@ def _spoken(conn: psycopg.Connection[Any]) -> bool:
     server that ended it, or the end of its socket. Asks the kernel only."""
     if conn.closed:
         return True
-    readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    if hasattr(select, "poll"):  # select() cannot watch a descriptor past 1023
+        poller = select.poll()
+        poller.register(conn.fileno(), select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([conn.fileno()], [], [], 0)  # Windows
     return bool(readable)
