@@ -512,6 +512,71 @@ def test_a_scope_rebuild_never_deletes_a_newer_vector_another_store_added(
         assert set(kept) == described
 
 
+def test_a_rebuild_strikes_only_the_requests_it_saw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two stores (as two processes) make a reset scope again at once, and a
+    second reset lands after the slower one read the scope: its request must
+    outlive both rebuilds, or the row it brings back never gets a vector."""
+    alice = ("memories", "alice")
+    armed = threading.Event()
+
+    def made_then_reset(**applied: Any) -> None:
+        made(**applied)
+        if applied.get("scope") == alice and armed.is_set():
+            armed.clear()  # before the slower store strikes its request:
+            other.catch_up()  # the other makes alice again and strikes it
+            store.reset(alice, to=1)  # and a new request comes
+
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        for text in ("w1 w2", "w3 w4", "w5 w6"):  # v1, v2, v3
+            store.put(alice, "home", {"text": text})
+        client = chroma(tmp_path / "c")
+        slower, other = (
+            VectorIndex(store._engine, client, Hashed(), "hashed", item_fields=["text"])
+            for _ in range(2)
+        )
+        for vectors in (slower, other):
+            vectors.catch_up()
+        made = slower._apply_items
+        monkeypatch.setattr(slower, "_apply_items", made_then_reset)
+        store.reset(alice, to=2)
+        armed.set()
+        slower.catch_up()
+        assert not armed.is_set()
+        fresh = VectorIndex(
+            store._engine, client, Hashed(), "hashed", item_fields=["text"]
+        )
+        fresh.catch_up()
+        assert _keys(fresh, alice, "w1 w2") == ["home"]
+
+
+def test_a_rebuild_request_stored_before_tickets_is_still_met(tmp_path: Path) -> None:
+    """A database written by an earlier version holds requests as bare scopes."""
+    alice = ("memories", "alice")
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        store.put(alice, "home", {"text": "w1 w2"})  # v1
+        store.put(alice, "home", {"text": "w3 w4"})  # v2
+        vectors = VectorIndex(
+            store._engine,
+            chroma(tmp_path / "c"),
+            Hashed(),
+            "hashed",
+            item_fields=["text"],
+        )
+        vectors.catch_up()
+        store.reset(alice, to=1)
+        with store._engine.transaction(write=True) as tx:
+            tx.cur.execute(
+                "UPDATE projections SET rebuild = ? WHERE name != 'full-text'",
+                ('[["memories", "alice"]]',),
+            )
+        assert vectors.behind()
+        vectors.catch_up()
+        assert not vectors.behind()
+        assert _keys(vectors, alice, "w1 w2") == ["home"]
+
+
 def test_a_search_whose_collection_another_store_remakes_meanwhile_reads_the_new(
     tmp_path: Path,
 ) -> None:

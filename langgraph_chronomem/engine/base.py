@@ -34,6 +34,7 @@ from langgraph_chronomem.engine.forgetting import ForgettingOps
 from langgraph_chronomem.engine.proposals import ProposalOps
 from langgraph_chronomem.engine.rows import (
     ChangeRow,
+    RebuildRequest,
     _index_rows,
     _NewRow,
     _RawChange,
@@ -43,6 +44,8 @@ from langgraph_chronomem.engine.rows import (
     namespace_from_text,
     namespace_text,
     placed,
+    rebuild_requests,
+    rebuild_text,
     scope_key,
     scope_of,
     scope_text,
@@ -163,7 +166,7 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
                 name,
                 seq,
                 self.cur.execute(self.sql.COMMITS_AFTER, (seq,)).fetchone()[0],
-                tuple(dict.fromkeys(tuple(s) for s in json.loads(rebuild))),
+                tuple(dict.fromkeys(r.scope for r in rebuild_requests(rebuild))),
             )
             for name, seq, rebuild in self.cur.execute(
                 self.sql.ALL_PROJECTIONS
@@ -613,9 +616,9 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
             if name == FULL_TEXT:
                 continue
             # Added even if the scope is there: a rebuild in progress may have
-            # read the scope before this change, and removes only what it saw.
-            scopes = [*json.loads(rebuild), list(scope)]
-            self.cur.execute(self.sql.SET_REBUILD, (json.dumps(scopes), name))
+            # read the scope before this change, and strikes only what it saw.
+            requests = [*rebuild_requests(rebuild), RebuildRequest.new(scope)]
+            self.cur.execute(self.sql.SET_REBUILD, (rebuild_text(requests), name))
 
     def expire(self) -> list[Commit]:
         """Delete every item whose TTL has passed: one `expire` commit per scope."""

@@ -15,7 +15,7 @@ every projection to rebuild the scope it reset.
     ...     feed = ProjectionFeed(tx)
     ...     feed.state("demo")
     ...     [(ns, key) for ns, key in feed.changed_items(0, 10)]
-    ProjectionState(seq=0, rebuild=(), remade=0)
+    ProjectionState(seq=0, requests=(), remade=0)
     [(('notes',), 'a')]
     >>> engine.close()
 """
@@ -29,9 +29,12 @@ from typing import Any, Literal
 
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.rows import (
+    RebuildRequest,
     chunks,
     namespace_from_text,
     namespace_text,
+    rebuild_requests,
+    rebuild_text,
     scope_text,
 )
 from langgraph_chronomem.engine.types import Namespace
@@ -42,13 +45,22 @@ __all__ = ["HeadRow", "ProjectionFeed", "ProjectionState"]
 
 @dataclass(frozen=True)
 class ProjectionState:
-    """How far a projection has read the log, the scopes it must rebuild (a
-    scope reset twice while it was being rebuilt appears twice), and how many
-    times a scope of it was made again (`remade`)."""
+    """How far a projection has read the log, the requests to make scopes
+    again it has not met yet (a scope reset twice while it was being rebuilt
+    has two), and how many times a scope of it was made again (`remade`)."""
 
     seq: int
-    rebuild: tuple[Namespace, ...] = ()
+    requests: tuple[RebuildRequest, ...] = ()
     remade: int = 0
+
+    @property
+    def rebuild(self) -> tuple[Namespace, ...]:
+        """The scopes it must make again, each once."""
+        return tuple(dict.fromkeys(r.scope for r in self.requests))
+
+    def tickets(self, scope: Namespace) -> tuple[str, ...]:
+        """The tickets of the requests to make `scope` again."""
+        return tuple(r.ticket for r in self.requests if r.scope == scope)
 
 
 @dataclass(frozen=True)
@@ -91,12 +103,11 @@ class ProjectionFeed:
         if row is None:
             return ProjectionState(0)
         seq, rebuild, remade = row
-        scopes = tuple(tuple(s) for s in json.loads(rebuild))
-        return ProjectionState(seq, scopes, remade)
+        return ProjectionState(seq, tuple(rebuild_requests(rebuild)), remade)
 
     def save(self, name: str, state: ProjectionState) -> None:
         """Record the whole state: for a projection made anew."""
-        rebuild = json.dumps([list(scope) for scope in state.rebuild])
+        rebuild = rebuild_text(state.requests)
         self.cur.execute(self.sql.SAVE_PROJECTION, (state.seq, rebuild, name))
 
     def advance(self, name: str, seq: int, *, since: int) -> bool:
@@ -108,19 +119,22 @@ class ProjectionFeed:
         moved = self.cur.execute(self.sql.ADVANCE_PROJECTION, (seq, name, since))
         return moved.fetchone() is not None
 
-    def rebuilt(self, name: str, scope: Namespace, times: int) -> None:
-        """Record that `scope` was rebuilt for the `times` resets its state
-        asked it for (a reset since then keeps asking), and count it in
-        `remade`, so other stores read their copies anew. Needs a write
-        transaction."""
+    def rebuilt(self, name: str, scope: Namespace, tickets: Sequence[str]) -> None:
+        """Record that `scope` was made again for the requests with these
+        `tickets`, read before the rebuild began: only those are struck (a
+        request made since keeps asking, though another store's rebuild
+        struck these meanwhile), and count it in `remade`, so other stores
+        read their copies anew. Needs a write transaction."""
         row = self.cur.execute(self.sql.PROJECTION_FOR_UPDATE, (name,)).fetchone()
         if row is None:
             return
-        scopes = json.loads(row[1])
-        for _ in range(times):
-            if list(scope) in scopes:
-                scopes.remove(list(scope))
-        self.cur.execute(self.sql.REBUILT, (json.dumps(scopes), name))
+        met, left = list(tickets), []
+        for request in rebuild_requests(row[1]):
+            if request.scope == scope and request.ticket in met:
+                met.remove(request.ticket)
+            else:
+                left.append(request)
+        self.cur.execute(self.sql.REBUILT, (rebuild_text(left), name))
 
     def forget(self, name: str) -> None:
         """Drop the mark of a projection that is gone for good."""

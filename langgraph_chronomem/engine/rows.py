@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
+import secrets
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,10 +22,13 @@ from langgraph_chronomem.errors import ScopeError
 
 __all__ = [
     "ChangeRow",
+    "RebuildRequest",
     "chunks",
     "namespace_from_text",
     "namespace_text",
     "placed",
+    "rebuild_requests",
+    "rebuild_text",
     "scope_key",
     "scope_of",
     "scope_text",
@@ -49,6 +54,39 @@ def scope_key(scope: Namespace) -> str:
     'sf7e917d8240ba3269c70ca30'
     """
     return "s" + hashlib.sha1(scope_text(scope).encode()).hexdigest()[:24]
+
+
+class RebuildRequest(NamedTuple):
+    """A reset's (or a redaction's) request that a projection make a scope
+    again. Its ticket tells requests for one scope apart, so a rebuild strikes
+    only those it saw: two stores rebuilding at once never strike a newer one
+    between them. ("" for a request stored before tickets.)"""
+
+    scope: Namespace
+    ticket: str
+
+    @classmethod
+    def new(cls, scope: Namespace) -> RebuildRequest:
+        return cls(scope, secrets.token_hex(8))
+
+
+def rebuild_requests(text: str) -> list[RebuildRequest]:
+    """The requests a projection's `rebuild` column holds.
+
+    >>> rebuild_requests('[{"scope": ["memories", "alice"], "ticket": "7f"}]')
+    [RebuildRequest(scope=('memories', 'alice'), ticket='7f')]
+    """
+    return [
+        RebuildRequest(tuple(r["scope"]), r["ticket"])
+        if isinstance(r, dict)
+        else RebuildRequest(tuple(r), "")  # a scope's labels: stored before tickets
+        for r in json.loads(text)
+    ]
+
+
+def rebuild_text(requests: Iterable[RebuildRequest]) -> str:
+    """The `rebuild` column's text for `requests`."""
+    return json.dumps([{"scope": list(r.scope), "ticket": r.ticket} for r in requests])
 
 
 def scope_of(namespace: Namespace, depth: int) -> Namespace:

@@ -29,7 +29,6 @@ left it, so what a change replaced is the vector of the row before it.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import hashlib
 import json
@@ -507,8 +506,8 @@ class VectorIndex:
         with self._pending_lock:
             remembered = self._generation
         state = self._state(name)
-        for scope, times in collections.Counter(state.rebuild).items():
-            self._rebuild_scope(name, apply, scope, times)
+        for scope in state.rebuild:
+            self._rebuild_scope(name, apply, scope, state.tickets(scope))
         seq, remade = state.seq, state.remade
         applied = 0
         while steps is None or steps > 0:
@@ -556,13 +555,13 @@ class VectorIndex:
             return ProjectionFeed(tx).state(name)
 
     def _rebuild_scope(
-        self, name: str, apply: Any, scope: Namespace, times: int
+        self, name: str, apply: Any, scope: Namespace, tickets: Sequence[str]
     ) -> None:
-        """Make `scope`'s vectors in `name` again, for the `times` resets that
-        asked it to, and strike their requests from the mark."""
+        """Make `scope`'s vectors in `name` again, for the requests with these
+        `tickets`, and strike them from the mark."""
         apply(scope=scope)
         with self.engine.transaction(write=True) as tx:
-            ProjectionFeed(tx).rebuilt(name, scope, times)
+            ProjectionFeed(tx).rebuilt(name, scope, tickets)
 
     def _forget_pending(self, remembered: int) -> None:
         """Drop vectors remembered before a catch-up that found nothing left:
@@ -591,8 +590,8 @@ class VectorIndex:
         with self._locks[name]:
             state = self._state(name)
             if scope in state.rebuild:
-                times = state.rebuild.count(scope)
-                self._rebuild_scope(name, self._apply_changes, scope, times)
+                tickets = state.tickets(scope)
+                self._rebuild_scope(name, self._apply_changes, scope, tickets)
             kept = self._scope_vectors(scope)
             with self.engine.transaction(write=False) as tx:
                 rows = [
