@@ -67,6 +67,8 @@ class RebuildRequest(NamedTuple):
 
     @classmethod
     def new(cls, scope: Namespace) -> RebuildRequest:
+        """A request for `scope` with a ticket of its own (random: stores in
+        several processes make them)."""
         return cls(scope, secrets.token_hex(8))
 
 
