@@ -276,18 +276,18 @@ def test_an_item_vector_that_arrives_after_a_newer_one_is_still_searched(
         store.put(scope, "a", {"text": "w1 w2"})  # seq 1
         store.put(scope, "b", {"text": "w3 w4"})  # seq 2
         store.put(scope, "a", {"text": "w5 w6"})  # seq 3: a's HEAD, a newer row
-        vectors = VectorIndex(
-            store._engine,
-            chroma(tmp_path / "c"),
-            Hashed(),
-            "hashed",
-            item_fields=["text"],
-        )
+        vectors = hashed_vectors(store, chroma(tmp_path / "c"))
         vectors.catch_up(upto=1)  # a's HEAD row (seq 3) comes with the first batch
         list(vectors.nearest_items(scope, hashed("w5 w6")))  # a search keeps it
         vectors.catch_up()  # b's older row (seq 2) comes after it
         hits = vectors.nearest_items(scope, hashed("w3 w4"))
         assert {hit.key for chunk in hits for hit in chunk} == {"a", "b"}
+
+
+def hashed_vectors(store: ChronoStore, client: Any) -> VectorIndex:
+    """A vector index of `store`'s items and changes, as another store of
+    another process on the same log and Chroma would keep (no follower)."""
+    return VectorIndex(store._engine, client, Hashed(), "hashed", item_fields=["text"])
 
 
 class Pausing:
@@ -375,13 +375,7 @@ def test_a_catch_up_never_saves_its_mark_over_another_stores_reindex(
             store.put(scope, f"k{i}", {"text": f"{WORDS[i]} w0"})
         client = chroma(tmp_path / "c")
         catching_up, reindexing = (
-            VectorIndex(
-                store._engine,
-                Pausing(client, after),
-                Hashed(),
-                "hashed",
-                item_fields=["text"],
-            )
+            hashed_vectors(store, Pausing(client, after))
             for after in (pause, let_it_save)
         )
         assert catching_up.items is not None
@@ -410,10 +404,7 @@ def test_a_scope_another_store_made_again_is_read_again(tmp_path: Path) -> None:
         store.put(scope, "home", {"text": "w1 w2"})  # v1
         store.put(scope, "home", {"text": "w3 w4"})  # v2
         client = chroma(tmp_path / "c")
-        resetting, other = (
-            VectorIndex(store._engine, client, Hashed(), "hashed", item_fields=["text"])
-            for _ in range(2)
-        )
+        resetting, other = (hashed_vectors(store, client) for _ in range(2))
         for vectors in (resetting, other):
             vectors.catch_up()
             assert _keys(vectors, scope, "w3 w4")[:1] == ["home"]
@@ -451,8 +442,7 @@ def test_a_catch_up_never_deletes_a_newer_vector_another_store_added(
         store.put(scope, "home", {"text": "w1 w2"})
         client = chroma(tmp_path / "c")
         catching_up, other = (
-            VectorIndex(store._engine, c, Hashed(), "hashed", item_fields=["text"])
-            for c in (Pausing(client, meanwhile), client)
+            hashed_vectors(store, c) for c in (Pausing(client, meanwhile), client)
         )
         catching_up.catch_up()
         other.catch_up()
@@ -460,9 +450,7 @@ def test_a_catch_up_never_deletes_a_newer_vector_another_store_added(
         armed.set()
         catching_up.catch_up()
         assert not armed.is_set()
-        fresh = VectorIndex(
-            store._engine, client, Hashed(), "hashed", item_fields=["text"]
-        )
+        fresh = hashed_vectors(store, client)
         assert not fresh.behind()
         assert _keys(fresh, scope, "w5 w6") == ["home"]
 
@@ -490,8 +478,7 @@ def test_a_scope_rebuild_never_deletes_a_newer_vector_another_store_added(
         store.put(alice, "home", {"text": "w3 w4"})  # v2
         client = chroma(tmp_path / "c")
         rebuilding, other = (
-            VectorIndex(store._engine, c, Hashed(), "hashed", item_fields=["text"])
-            for c in (Pausing(client, meanwhile), client)
+            hashed_vectors(store, c) for c in (Pausing(client, meanwhile), client)
         )
         paused = getattr(rebuilding, collection).name
         for vectors in (rebuilding, other):
@@ -501,9 +488,7 @@ def test_a_scope_rebuild_never_deletes_a_newer_vector_another_store_added(
         armed.set()
         rebuilding.catch_up(batch=1)
         assert not armed.is_set()
-        fresh = VectorIndex(
-            store._engine, client, Hashed(), "hashed", item_fields=["text"]
-        )
+        fresh = hashed_vectors(store, client)
         assert not fresh.behind()
         assert _keys(fresh, alice, "w5 w6") == ["home"]
         with store._engine.transaction(write=False) as tx:
@@ -532,10 +517,7 @@ def test_a_rebuild_strikes_only_the_requests_it_saw(
         for text in ("w1 w2", "w3 w4", "w5 w6"):  # v1, v2, v3
             store.put(alice, "home", {"text": text})
         client = chroma(tmp_path / "c")
-        slower, other = (
-            VectorIndex(store._engine, client, Hashed(), "hashed", item_fields=["text"])
-            for _ in range(2)
-        )
+        slower, other = (hashed_vectors(store, client) for _ in range(2))
         for vectors in (slower, other):
             vectors.catch_up()
         made = slower._apply_items
@@ -544,9 +526,7 @@ def test_a_rebuild_strikes_only_the_requests_it_saw(
         armed.set()
         slower.catch_up()
         assert not armed.is_set()
-        fresh = VectorIndex(
-            store._engine, client, Hashed(), "hashed", item_fields=["text"]
-        )
+        fresh = hashed_vectors(store, client)
         fresh.catch_up()
         assert _keys(fresh, alice, "w1 w2") == ["home"]
 
@@ -557,13 +537,7 @@ def test_a_rebuild_request_stored_before_tickets_is_still_met(tmp_path: Path) ->
     with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
         store.put(alice, "home", {"text": "w1 w2"})  # v1
         store.put(alice, "home", {"text": "w3 w4"})  # v2
-        vectors = VectorIndex(
-            store._engine,
-            chroma(tmp_path / "c"),
-            Hashed(),
-            "hashed",
-            item_fields=["text"],
-        )
+        vectors = hashed_vectors(store, chroma(tmp_path / "c"))
         vectors.catch_up()
         store.reset(alice, to=1)
         with store._engine.transaction(write=True) as tx:
