@@ -21,8 +21,10 @@ import pytest
 from psycopg_pool import ConnectionPool
 
 from langgraph_chronomem import ChronoStore, ConfigError, StorageError
+from langgraph_chronomem.engine.feed import ProjectionFeed
 from langgraph_chronomem.engine.postgres import PostgresEngine
 from langgraph_chronomem.engine.postgres_sql import MIGRATIONS
+from langgraph_chronomem.engine.rows import RebuildRequest
 from langgraph_chronomem.engine.types import CommitMeta, Write
 from langgraph_chronomem.errors import InvalidFilterError
 from langgraph_chronomem.search.index import SearchIndex
@@ -352,6 +354,35 @@ def test_servers_opening_a_new_database_at_once_migrate_it_once(
             e.close()
     with pytest.raises(ConfigError, match="scope_depth=2"):
         PostgresEngine(pg_database, scope_depth=1)
+
+
+def test_rebuild_requests_stored_before_tickets_still_ask(
+    pg_database: str,  # noqa: F811
+) -> None:
+    """Schema step `0007_rebuild_tickets`, as SQLite's `0008`: a request stored
+    as a scope's labels becomes one with an empty ticket."""
+    PostgresEngine(pg_database, scope_depth=2).close()
+    asked = '[["memories", "alice"], ["memories", "alice"], ["memories", "bob"]]'
+    step = "0007_rebuild_tickets"
+    with psycopg.connect(pg_database) as conn:  # as it was before the step
+        conn.execute("DELETE FROM chronomem_migrations WHERE name = %s", (step,))
+        conn.execute(
+            "INSERT INTO projections (name, seq, rebuild) VALUES "
+            "('items', 0, %s), ('changes', 0, '[]')",
+            (asked,),
+        )
+    engine = PostgresEngine(pg_database, scope_depth=2)
+    try:
+        with engine.transaction(write=False) as tx:
+            items, changes = (ProjectionFeed(tx).state(n) for n in ("items", "changes"))
+    finally:
+        engine.close()
+    assert items.requests == (
+        RebuildRequest(ALICE, ""),
+        RebuildRequest(ALICE, ""),
+        RebuildRequest(BOB, ""),
+    )
+    assert changes.requests == ()
 
 
 def test_a_connection_or_pool_given_stays_the_callers(pg_database: str) -> None:  # noqa: F811

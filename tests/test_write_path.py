@@ -19,6 +19,8 @@ from benchmarks import multi_writer
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem._checkpoint_sql import MIGRATIONS as CHECKPOINT_MIGRATIONS
 from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write, migrations
+from langgraph_chronomem.engine.feed import ProjectionFeed
+from langgraph_chronomem.engine.rows import RebuildRequest
 from langgraph_chronomem.engine.sqlite import MIGRATIONS
 from langgraph_chronomem.errors import ConfigError, StorageError
 from langgraph_chronomem.store import DATABASE_FILE
@@ -154,6 +156,34 @@ def test_a_0003_database_gets_row_ranges_and_keeps_other_indexes(
     assert "AUTOINCREMENT" not in "".join(
         r[0] for r in conn.execute("SELECT sql FROM sqlite_master WHERE sql != ''")
     )
+
+
+def test_rebuild_requests_stored_before_tickets_still_ask(tmp_path: Path) -> None:
+    """Schema step `0008_rebuild_tickets`: a request stored as a scope's labels
+    becomes one with an empty ticket (a version before it would read a
+    ticketed request as a scope named "scope", so it refuses the database)."""
+    conn = sqlite3.connect(tmp_path / DATABASE_FILE, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    migrations.apply(conn, MIGRATIONS[:-1])
+    conn.execute("INSERT INTO chronomem_meta VALUES ('scope_depth', '2')")
+    asked = '[["memories", "alice"], ["memories", "alice"], ["memories", "bob"]]'
+    conn.executemany(
+        "INSERT INTO projections (name, seq, rebuild) VALUES (?, 0, ?)",
+        [("items", asked), ("changes", "[]")],
+    )
+    conn.close()
+    with (
+        ChronoStore.from_path(tmp_path) as store,
+        store._engine.transaction(write=False) as tx,
+    ):
+        items, changes = (ProjectionFeed(tx).state(n) for n in ("items", "changes"))
+    assert items.requests == (
+        RebuildRequest(ALICE, ""),
+        RebuildRequest(ALICE, ""),
+        RebuildRequest(BOB, ""),
+    )
+    assert items.rebuild == (ALICE, BOB) and items.tickets(ALICE) == ("", "")
+    assert changes.requests == ()
 
 
 def test_ids_a_reset_frees_are_never_given_again(tmp_path: Path) -> None:

@@ -359,6 +359,16 @@ MIGRATIONS = [
         # As on SQLite (schema step 0007 there).
         ("ALTER TABLE projections ADD COLUMN remade BIGINT NOT NULL DEFAULT 0",),
     ),
+    Migration(
+        "0007_rebuild_tickets",
+        (
+            # As on SQLite (schema step 0008 there).
+            """UPDATE projections SET rebuild = (
+                SELECT json_agg(json_build_object('scope', r.value, 'ticket', ''))
+                FROM json_array_elements(projections.rebuild::json) AS r (value)
+            )::text WHERE rebuild::jsonb <> '[]'::jsonb""",
+        ),
+    ),
 ]
 
 

@@ -60,7 +60,8 @@ class RebuildRequest(NamedTuple):
     """A reset's (or a redaction's) request that a projection make a scope
     again. Its ticket tells requests for one scope apart, so a rebuild strikes
     only those it saw: two stores rebuilding at once never strike a newer one
-    between them. ("" for a request stored before tickets.)"""
+    between them. ("" for a request stored before tickets: schema step
+    `0008_rebuild_tickets`.)"""
 
     scope: Namespace
     ticket: str
@@ -81,7 +82,9 @@ def rebuild_requests(text: str) -> list[RebuildRequest]:
     return [
         RebuildRequest(tuple(r["scope"]), r["ticket"])
         if isinstance(r, dict)
-        else RebuildRequest(tuple(r), "")  # a scope's labels: stored before tickets
+        # A scope's labels alone: written by a process of a version before
+        # tickets that was running when this one upgraded the database.
+        else RebuildRequest(tuple(r), "")
         for r in json.loads(text)
     ]
 

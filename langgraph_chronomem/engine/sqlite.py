@@ -271,6 +271,20 @@ MIGRATIONS = [
             "ALTER TABLE projections ADD COLUMN remade INTEGER NOT NULL DEFAULT 0",
         ),
     ),
+    migrations.Migration(
+        "0008_rebuild_tickets",
+        (
+            # A rebuild request is {"scope": [...], "ticket": "..."}, no longer
+            # the scope's labels alone (`rows.RebuildRequest`): a version before
+            # it would read a ticketed request as a scope named "scope". Those
+            # stored before keep an empty ticket, struck by count as they were.
+            """UPDATE projections SET rebuild = (
+                SELECT json_group_array(
+                    json_object('scope', json(r.value), 'ticket', ''))
+                FROM json_each(projections.rebuild) AS r
+            ) WHERE json_array_length(rebuild) > 0""",
+        ),
+    ),
 ]
 
 _COMPARATORS = {
