@@ -23,6 +23,7 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp
 
 from langgraph_chronomem import ChronoStore
+from langgraph_chronomem.engine.feed import ProjectionFeed
 from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.vectors import VectorIndex
@@ -549,6 +550,75 @@ def test_a_rebuild_request_stored_before_tickets_is_still_met(tmp_path: Path) ->
         vectors.catch_up()
         assert not vectors.behind()
         assert _keys(vectors, alice, "w1 w2") == ["home"]
+
+
+def test_a_catch_up_never_drops_a_vector_a_reset_brought_back(tmp_path: Path) -> None:
+    """Two stores (as two processes) share a log and a Chroma. One catches up an
+    item's newer row; before it drops the item's older vectors, a reset brings
+    the older row back and the other store makes the scope again with it: the
+    drop must not take that vector, or the item at HEAD has none, and no
+    commit ever comes to add it."""
+    alice = ("memories", "alice")
+    armed = threading.Event()
+
+    def meanwhile(call: str, name: str) -> None:
+        if call == "get" and name == paused and armed.is_set():
+            armed.clear()
+            store.reset(alice, to=1)
+            other.catch_up()
+
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        client = chroma(tmp_path / "c")
+        lagging, other = (
+            hashed_vectors(store, c) for c in (Pausing(client, meanwhile), client)
+        )
+        assert lagging.items is not None
+        paused = lagging.items.name
+        store.put(alice, "home", {"text": "w1 w2"})  # v1
+        for vectors in (lagging, other):
+            vectors.catch_up()
+        store.put(alice, "home", {"text": "w3 w4"})  # v2
+        armed.set()
+        lagging.catch_up()
+        assert not armed.is_set()
+        fresh = hashed_vectors(store, client)
+        fresh.catch_up()
+        assert _keys(fresh, alice, "w1 w2") == ["home"]
+
+
+@pytest.mark.parametrize("collection", ["items", "changes"])
+def test_no_vector_of_a_value_redacted_meanwhile_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collection: str
+) -> None:
+    """A store (as a process) reads a value to embed it; before it adds the
+    vector, a redaction erases the value and another store makes the scope
+    again without it: the late vector must not stay, or the erased text
+    stays in Chroma, and is found."""
+    alice = ("memories", "alice")
+    adding = f"_add_{collection}"
+
+    def redacted_meanwhile(rows: list[Any]) -> None:
+        if rows and not redacted:
+            redacted.append(store.redact(alice, contains="w9"))
+            other.catch_up()  # the redacting process's catch-up
+        add(rows)
+
+    redacted: list[Any] = []
+    with ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store:  # no follower
+        client = chroma(tmp_path / "c")
+        lagging, other = (hashed_vectors(store, client) for _ in range(2))
+        for vectors in (lagging, other):
+            vectors.catch_up()
+        store.put(alice, "home", {"text": "w1 w2"})
+        store.put(alice, "pin", {"text": "w9 w10 w11"})  # the secret
+        add = getattr(lagging, adding)
+        monkeypatch.setattr(lagging, adding, redacted_meanwhile)
+        lagging.catch_up()
+        assert redacted
+        kept = getattr(lagging, collection).get(include=["metadatas"])["metadatas"]
+        with store._engine.transaction(write=False) as tx:
+            held = ProjectionFeed(tx).holding_values([m["row"] for m in kept])
+        assert kept and {m["row"] for m in kept} == held
 
 
 def test_a_search_whose_collection_another_store_remakes_meanwhile_reads_the_new(

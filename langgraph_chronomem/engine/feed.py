@@ -186,6 +186,14 @@ class ProjectionFeed:
             for ns, key, row_id in self.cur.execute(*self.sql.newest_rows(chunk))
         }
 
+    def holding_values(self, ids: Sequence[int]) -> set[int]:
+        """Which of these log rows still hold a value (not erased, not gone)."""
+        return {
+            row[0]
+            for chunk in chunks(list(ids))
+            for row in self.cur.execute(*self.sql.holding_values(chunk))
+        }
+
     def scope_head(self, scope: Namespace) -> list[HeadRow]:
         """Every item of a scope at HEAD."""
         return [

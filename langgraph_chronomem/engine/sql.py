@@ -552,6 +552,14 @@ class Dialect:
             tuple(ids),
         )
 
+    def holding_values(self, ids: Sequence[int]) -> Statement:
+        """Which of these log rows still hold a value: not erased by a
+        redaction or a compaction, nor removed by a reset."""
+        return Statement(
+            f"SELECT id FROM items WHERE id IN ({_marks(ids)}) AND value IS NOT NULL",
+            tuple(ids),
+        )
+
     def indexed(self, ids: Sequence[int]) -> Statement:
         """Which of these log rows the change index holds."""
         return Statement(

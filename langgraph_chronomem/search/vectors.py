@@ -247,6 +247,18 @@ class _Kept:
         )
 
 
+def _add_unseen(
+    read: Callable[[], Sequence[_Row]],
+    add: Callable[[Sequence[_Row]], None],
+    rows: Sequence[_Row],
+) -> None:
+    """Add the rows `read` finds now that `rows`, read before a delete of
+    vectors, lacked: a vector another store added for one of them meanwhile
+    can have gone with the delete, and its row was in the log by then."""
+    seen = {row.row_id for row in rows}
+    add([row for row in read() if row.row_id not in seen])
+
+
 class VectorIndex:
     """The store's Chroma side: one collection of HEAD items, one of item changes.
 
@@ -625,9 +637,18 @@ class VectorIndex:
             changed = feed.changed_items(after, upto)
             rows = feed.head_rows(changed)
             newest = feed.newest_rows(changed)
-        if changed:
-            self._drop_stale(newest, {row.row_id for row in rows})
+        if not changed:
+            return
+        self._drop_stale(newest, {row.row_id for row in rows})
         self._add_items(rows)
+
+        def head_now() -> list[HeadRow]:
+            with self.engine.transaction(write=False) as tx:
+                return ProjectionFeed(tx).head_rows(changed)
+
+        # A reset since the read brought an older row back, and another
+        # store's rebuild of its scope gave it a vector the drop just took.
+        _add_unseen(head_now, self._add_items, rows)
 
     def _remake(
         self,
@@ -648,8 +669,7 @@ class VectorIndex:
         self._call(lambda: collection.delete(where={"scope": scope_key(scope)}))
         drop_copies()  # the rows made again can be older
         add(rows)
-        seen = {row.row_id for row in rows}
-        add([row for row in read() if row.row_id not in seen])
+        _add_unseen(read, add, rows)
         # A search that read the collection while the scope was half made
         # kept a copy without it, under a mark the rebuild does not move.
         drop_copies()
@@ -679,9 +699,11 @@ class VectorIndex:
         items = self.items
         assert items is not None
         ids, texts, metadatas = [], [], []
+        added: dict[int, list[str]] = {}
         for row in sorted(rows, key=lambda r: r.row_id):  # see `_top_up`
             for label, text in self.item_texts(row.value, row.index):
                 ids.append(f"{row.row_id}:{label}")
+                added.setdefault(row.row_id, []).append(ids[-1])
                 texts.append(text)
                 metadatas.append(
                     {
@@ -704,6 +726,7 @@ class VectorIndex:
                     metadatas=metadatas[part],
                 )
             )
+        self._drop_erased(items, added)
 
     def _apply_changes(
         self, *, scope: Namespace | None = None, after: int = 0, upto: int = 0
@@ -746,6 +769,21 @@ class VectorIndex:
                     changes.upsert, ids=ids, embeddings=vectors, metadatas=metadatas
                 )
             )
+        self._drop_erased(changes, {row.row_id: [str(row.row_id)] for row in rows})
+
+    def _drop_erased(self, collection: Any, added: Mapping[int, list[str]]) -> None:
+        """Delete the vectors just added (`added`: their ids by log row) whose
+        rows no longer hold a value: a redaction, or a reset, that landed
+        after they were read. Its rebuild of the scope may be over already
+        (another store's), and nothing else would take them away: an erased
+        text would stay in Chroma, and found."""
+        if not added:
+            return
+        with self.engine.transaction(write=False) as tx:
+            held = ProjectionFeed(tx).holding_values(list(added))
+        gone = [id_ for row, ids in added.items() if row not in held for id_ in ids]
+        if gone:
+            self._call(lambda: collection.delete(ids=gone))
 
     def rebuild(self, progress: Progress | None = None) -> int:
         """Drop both collections and make them again from the log.
