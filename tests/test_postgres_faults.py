@@ -56,6 +56,8 @@ def test_a_process_with_many_open_files_still_writes(
     `ValueError` there."""
     resource = pytest.importorskip("resource")  # POSIX
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip(f"this process may open only {hard} files")
     if soft < 1200:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 2048), hard))
     held = [os.open(os.devnull, os.O_RDONLY)]
