@@ -324,3 +324,24 @@ def test_run_phase_quiesces_a_store_after_each_of_its_ops_untimed() -> None:
     assert all(ns < pause_ns for ns in samples[(1, "quiet")])
     assert [b for a, b in pairwise(ran) if a == "quiet"] == ["quiesce"] * 6
     assert ran.count("quiesce") == 6
+
+
+def test_shared_index_quick_reports_every_kind_of_violation(tmp_path: Path) -> None:
+    """The report and its JSON; the round itself at the test's size is
+    `tests/test_chroma_server.py`'s."""
+    from benchmarks._shared_index_worker import KINDS
+
+    report = tmp_path / "shared_index.json"
+    table = run_benchmark(
+        "benchmarks/shared_index.py", "--quick",
+        *("--workers", "2", "--steps", "4", "--reindex", "2", "--resets"),
+        *("--json", str(report)),
+        timeout=120,
+    )  # fmt: skip
+    assert "## Several processes on one PostgreSQL log and one Chroma server" in table
+    assert all(f"| {kind} | 0 | 0 |" in table for kind in KINDS)
+    measured = json.loads(report.read_text())
+    (done,) = measured["rounds"]
+    assert done["reindexes"] == 1 and done["violations"] == []
+    assert done["writes"] >= 2 * 2 * 4 and done["checked"] > 0
+    assert measured["violations"] == dict.fromkeys(KINDS, 0)

@@ -11,7 +11,6 @@ stopped, frozen, and started again under a running store.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import threading
@@ -26,10 +25,10 @@ from chromadb.config import Settings
 from langgraph.store.base import IndexConfig, PutOp
 from psycopg_pool import ConnectionPool
 
+from benchmarks.shared_index import run_round
 from langgraph_chronomem import ChronoStore, ConfigError, StorageError
 from langgraph_chronomem.engine import CommitMeta, Write
 from langgraph_chronomem.search import chroma as search_chroma
-from tests import _search_worker
 from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_exact_search import INDEX, assert_exact, embed
@@ -455,7 +454,9 @@ def test_an_index_never_made_shows_as_behind(
 
 # -- several processes --------------------------------------------------------------
 
-WORKERS, STEPS = 3, 12
+# The benchmark's round at a small size, one reindex midway; the full run is
+# python benchmarks/shared_index.py (--reindex K --resets)
+WORKERS, STEPS, REINDEX_EVERY = 3, 12, 6
 
 
 def test_processes_writing_searching_and_reindexing_at_once_find_every_write(
@@ -465,37 +466,20 @@ def test_processes_writing_searching_and_reindexing_at_once_find_every_write(
     """The deployment for more than one machine: processes of their own on one
     PostgreSQL log and one Chroma server write, update, delete and search by
     meaning at once, and one reindexes midway. Each finds every write of its
-    own right after it, and a store opened afterwards finds every live item,
-    first, and no deleted one."""
-    ChronoStore.from_conn_string(url, scope_depth=2).close()  # the schema, once
-    ctx = multiprocessing.get_context("spawn")
-    start = ctx.Barrier(WORKERS)
-    workers = [
-        ctx.Process(
-            target=_search_worker.write_and_search,
-            args=(url, chroma_server.url, n, STEPS, start),
-            daemon=True,
-        )
-        for n in range(WORKERS)
-    ]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join(240)
-    assert [w.exitcode for w in workers] == [0] * WORKERS, (
-        "a worker failed; its traceback is in the captured stderr"
+    own right after it, and every item at the end; a store opened afterwards
+    finds no projection behind, every live item first at a score of 1.0, no
+    deleted one, and HEAD holding what the workers wrote."""
+    done = run_round(
+        url,
+        chroma_server.url,
+        workers=WORKERS,
+        steps=STEPS,
+        reindex_every=REINDEX_EVERY,
+        timeout=240,
     )
-    open_ = dict(scope_depth=2, index=INDEX, chroma_url=chroma_server.url)
-    with ChronoStore.from_conn_string(url, **open_) as store:  # type: ignore[arg-type]
-        assert store.wait_for_index(timeout=120)
-        assert all(p.behind == 0 for p in store.stats().projections)
-        for n in range(WORKERS):
-            for (namespace, key), value in _search_worker.final_items(n, STEPS).items():
-                if value is None:
-                    assert store.get(namespace, key) is None
-                    found = store.search(namespace, query=f"p{n} {key}", limit=50)
-                    assert key not in {item.key for item in found}
-                    continue
-                top = store.search(namespace, query=value, limit=1)[0]
-                assert (top.key, top.value) == (key, {"text": value})
-                assert top.score == pytest.approx(1.0)
+    assert not done.violations, "\n\n".join(
+        f"{v.kind} ({v.where}):\n{v.detail}" for v in done.violations
+    )
+    assert done.reindexes == 1
+    assert done.writes >= 2 * WORKERS * STEPS
+    assert done.checked >= WORKERS * STEPS  # each step leaves one more item at least
