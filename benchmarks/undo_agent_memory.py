@@ -1,9 +1,10 @@
 """Natural-language undo on memory laid out as LangMem writes it, asked as people ask.
 
-The data set (`benchmarks/agent_memory/`, written for this project): fifteen users'
+The data set (`benchmarks/agent_memory/`, written for this project): seventeen users'
 memory histories in LangMem's layout (UUID keys, `{"content": ...}`, memory-manager
 batches, updates over months, deletions, memories the assistant got wrong, two
-poisoned memories per user except maya and tomas, one for teodora and lwazi), and
+poisoned memories per user except maya and tomas, one for teodora, lwazi, jaesung
+and solveig), and
 requests written by people who saw only a plain account of each life, never the
 memory text. Each user file names
 its split: amara, hana, maya, tomas and walt are the tuning split; grace, kenji,
@@ -13,7 +14,10 @@ ruth, written later still (one of them in another memory style: "Bruno teaches
 bass ..." instead of "User ..."), the fresh split, likewise; teodora and lwazi, the
 fresh2 split, written on 2026-12-01 by two helpers (one wrote the histories, the other
 the requests from the accounts alone) and run once on code `ad28f80` before anything
-changed for them.
+changed for them; jaesung and solveig, the fresh3 split, written the same way on
+2026-12-02 in two more memory styles (first person: "I drive ...", "[health] I take
+..."; terse attribute lines: "Meds: Concerta 36 mg, 07:00") and run once before
+anything changed for them.
 
 Every request is resolved with `store.resolve` (nothing applied) by each system,
 side by side on the same store:
@@ -99,7 +103,7 @@ _SKIPPED = {  # a restated request left empty: the agent made no call
     "scores": None, "second": None, "action": None, "reason": "not called",
     "ms": 0.0,
 }  # fmt: skip
-SPLITS = ("test", "tuning", "check", "fresh", "fresh2")
+SPLITS = ("test", "tuning", "check", "fresh", "fresh2", "fresh3")
 
 
 def _overlap(text: str, memory: str) -> float:
