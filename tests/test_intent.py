@@ -260,6 +260,10 @@ RESTORE = [
     ("restore my old address, now it just says Denver", "my old address"),
     ("My job used to be nurse at MGH, now it says barista. Put the old one back",
      "My job used to be nurse at MGH, . the old one"),
+    # "go back to" a thing as it was, not to a time: that memory, not all of them
+    ("go back to the old answer rules", "the old answer rules"),
+    ("go back to my old job", "my old job"),
+    ("let's go back to my previous gym schedule", "my previous gym schedule"),
 ]  # fmt: skip
 
 
@@ -281,6 +285,7 @@ NOTHING = [
     "never mind", "forget it", "what did you change?", "what do you remember about me?",
     "did you save that?", "that's not right", "ok thanks, that's all for tonight",
     "I didn't say that", "what did u change?", "ok thx", "can u tell me what u saved",
+    "wait what did u delete last week", "did you remove my address",
 ]  # fmt: skip
 
 
@@ -1094,7 +1099,6 @@ AT_AND_STILL = [
     ("back to the version where my job was teacher", "at", "my job was teacher"),
     ("I want to go back to when I lived in Boston", "at", "I lived in Boston"),
     ("bring me back to after I got the promotion", "at", "I got the promotion"),
-    ("go back to my old job", "at", "my old job"),
     ("when I lived in Boston", "at", "I lived in Boston"),
     ("go back to when I still lived in Boston", "still", "I lived in Boston"),
     ("when I still lived in Boston", "still", "I lived in Boston"),

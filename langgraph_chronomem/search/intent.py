@@ -188,6 +188,8 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
     assert key is not None  # every part of it is optional
     text = _clean(rest[key.end() :])
     topic = _topic(phrasing.TRUE.sub("", phrasing.STILL.sub("", text)))
+    if not key["key"] and not window and phrasing.OLD_THING.match(text):
+        return Intent("restore", topic)  # "go back to the old answer rules"
     if (key["key"] or "").lower() in ("before", "prior to"):
         if not topic and not window:  # "make it like it was before"
             return Intent("undo", "")
@@ -260,8 +262,11 @@ def _parse(request: str, now: datetime) -> Intent:
     if phrasing.NOTHING.match(_clean(polite)) or phrasing.NO_ACTION.search(polite):
         return none
     text = phrasing.PREFACE.sub("", text, count=1)
-    if phrasing.ASKS.match(text) and phrasing.ONE_QUESTION.fullmatch(plain.strip()):
-        return none  # "what did you remove?"
+    if phrasing.ASKS.match(text) and (
+        phrasing.ONE_QUESTION.fullmatch(plain.strip())
+        or phrasing.ONE_CLAUSE.fullmatch(plain.strip())
+    ):
+        return none  # "what did you remove?", "wait what did u delete last week"
     match, held = _command(text), False
     while match is not None and _held_back(text, match):  # "no need to delete X"
         match, held = _command(text, match.end()), True

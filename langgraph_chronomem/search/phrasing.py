@@ -59,6 +59,8 @@ __all__ = [
     "OBJECT",
     "OBJECTS",
     "OBJECT_PRONOUN",
+    "OLD_THING",
+    "ONE_CLAUSE",
     "ONE_QUESTION",
     "ONGOING",
     "OTHERS_DOING",
@@ -538,6 +540,14 @@ ASKS = re.compile(  # a question about what was done: "did you delete X?"
 )
 
 ONE_QUESTION = re.compile(r"[^.!?]*\?+")
+
+ONE_CLAUSE = re.compile(r"[^.!?;,:]*")  # "what did u delete last week", unmarked
+
+OLD_THING = re.compile(  # "go back to my old job": that memory as it was, not a time
+    r"(?i)(?:the|my|our|his|her|their)\s+(?:old|previous|original|former|earlier"
+    r"|usual)\s+(?!(?:version|state|memor(?:y|ies)|one|way|copy|snapshot|backup"
+    r"|point|setup|everything|all)s?\b)\w"
+)
 
 THANKS = re.compile(
     r"(?i)\b(?:thank|thanks|thx|ty|cheers|appreciated?|grateful|gracias|merci|danke"
