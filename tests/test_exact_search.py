@@ -586,6 +586,59 @@ def test_a_catch_up_never_drops_a_vector_a_reset_brought_back(tmp_path: Path) ->
         assert _keys(fresh, alice, "w1 w2") == ["home"]
 
 
+@pytest.mark.parametrize("reset_at", ["get", "delete"])
+def test_a_copy_read_while_a_lagging_catch_up_drops_stale_vectors_gets_the_reset_row(
+    tmp_path: Path, reset_at: str
+) -> None:
+    """Two stores (as two processes, each its own log connection) share a log
+    and a Chroma. One lags in catching up an item's newer row: it read HEAD
+    before the other reset the scope (bringing the older row back) and made
+    the scope again, and the resetting store's search reads its copy while
+    the lagging one drops stale vectors. A reset before the drop's last look
+    at HEAD (`get`) never loses the row's vector; one just before its delete
+    (`delete`) loses it for a moment, and the copy read then must be read
+    anew: a copy never reads a row below the last it kept again, so the item
+    was missing from it for good (benchmarks/shared_index.py, worker 0)."""
+    alice = ("memories", "alice")
+    armed = threading.Event()
+    found: list[list[str]] = []
+
+    def meanwhile(call: str, name: str) -> None:
+        if not armed.is_set() or name != paused:
+            return
+        if call == reset_at:
+            resetting.catch_up()  # its search after the update
+            store.reset(alice, to=1)
+            resetting.catch_up()  # its search after the reset: makes alice again
+        elif call == "upsert":  # the lagging store has dropped what it read stale
+            armed.clear()
+            found.append(_keys(resetting, alice, "w1 w2"))  # the search reads
+
+    with (
+        ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store,
+        ChronoStore.from_path(tmp_path / "m", scope_depth=2) as elsewhere,
+    ):  # no followers
+        client = chroma(tmp_path / "c")
+        lagging, resetting = (
+            hashed_vectors(s, c)
+            for s, c in ((elsewhere, Pausing(client, meanwhile)), (store, client))
+        )
+        assert lagging.items is not None
+        paused = lagging.items.name
+        store.put(alice, "home", {"text": "w1 w2"})  # v1
+        for vectors in (lagging, resetting):
+            vectors.catch_up()
+        assert _keys(resetting, alice, "w1 w2") == ["home"]
+        store.put(alice, "home", {"text": "w3 w4"})  # v2
+        armed.set()
+        lagging.catch_up()
+        assert not armed.is_set()
+        if reset_at == "get":
+            assert found == [["home"]]
+        resetting.catch_up()
+        assert _keys(resetting, alice, "w1 w2") == ["home"]
+
+
 @pytest.mark.parametrize("collection", ["items", "changes"])
 def test_no_vector_of_a_value_redacted_meanwhile_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collection: str

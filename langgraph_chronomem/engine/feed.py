@@ -136,6 +136,11 @@ class ProjectionFeed:
                 left.append(request)
         self.cur.execute(self.sql.REBUILT, (rebuild_text(left), name))
 
+    def remade(self, name: str) -> None:
+        """Count a part of the projection made again outside a rebuild, so
+        other stores read their copies anew. Needs a write transaction."""
+        self.cur.execute(self.sql.REMADE, (name,))
+
     def forget(self, name: str) -> None:
         """Drop the mark of a projection that is gone for good."""
         self.cur.execute(self.sql.FORGET_PROJECTION, (name,))

@@ -205,6 +205,7 @@ class Dialect:
     )
     SET_REBUILD = "UPDATE projections SET rebuild = ? WHERE name = ?"
     REBUILT = "UPDATE projections SET rebuild = ?, remade = remade + 1 WHERE name = ?"
+    REMADE = "UPDATE projections SET remade = remade + 1 WHERE name = ?"
     ALL_PROJECTIONS = "SELECT name, seq, rebuild FROM projections ORDER BY name"
     # A write transaction on SQLite holds the whole database already.
     PROJECTION_FOR_UPDATE = PROJECTION

@@ -251,12 +251,15 @@ def _add_unseen(
     read: Callable[[], Sequence[_Row]],
     add: Callable[[Sequence[_Row]], None],
     rows: Sequence[_Row],
-) -> None:
-    """Add the rows `read` finds now that `rows`, read before a delete of
-    vectors, lacked: a vector another store added for one of them meanwhile
-    can have gone with the delete, and its row was in the log by then."""
+) -> list[_Row]:
+    """Add (and return) the rows `read` finds now that `rows`, read before a
+    delete of vectors, lacked: a vector another store added for one of them
+    meanwhile can have gone with the delete, and its row was in the log by
+    then."""
     seen = {row.row_id for row in rows}
-    add([row for row in read() if row.row_id not in seen])
+    unseen = [row for row in read() if row.row_id not in seen]
+    add(unseen)
+    return unseen
 
 
 class VectorIndex:
@@ -639,16 +642,21 @@ class VectorIndex:
             newest = feed.newest_rows(changed)
         if not changed:
             return
-        self._drop_stale(newest, {row.row_id for row in rows})
-        self._add_items(rows)
 
         def head_now() -> list[HeadRow]:
             with self.engine.transaction(write=False) as tx:
                 return ProjectionFeed(tx).head_rows(changed)
 
-        # A reset since the read brought an older row back, and another
-        # store's rebuild of its scope gave it a vector the drop just took.
-        _add_unseen(head_now, self._add_items, rows)
+        self._drop_stale(newest, {row.row_id for row in rows}, head_now)
+        self._add_items(rows)
+        # A reset landing between the drop's last look at HEAD and its delete
+        # brought an older row back, and another store's rebuild of its scope
+        # gave it a vector the delete took: add it again, and have every
+        # store read its copy anew (a copy read meanwhile lacks it for good).
+        added = _add_unseen(head_now, self._add_items, rows)
+        if any(row.row_id < newest[(row.namespace, row.key)] for row in added):
+            with self.engine.transaction(write=True) as tx:
+                ProjectionFeed(tx).remade(items.name)
 
     def _remake(
         self,
@@ -675,22 +683,29 @@ class VectorIndex:
         drop_copies()
 
     def _drop_stale(
-        self, newest: Mapping[tuple[Namespace, str], int], head: set[int]
+        self,
+        newest: Mapping[tuple[Namespace, str], int],
+        head: set[int],
+        head_now: Callable[[], Sequence[HeadRow]],
     ) -> None:
         """Delete the item vectors of rows no longer at HEAD, up to each item's
         newest row as the log was read (`newest`). A HEAD row's are upserted
         again, so a store catching up the same commits in another process
         never leaves a search a moment when the item has no vector; and a
-        newer row's were added by a store that read the log later."""
+        newer row's were added by a store that read the log later. HEAD is
+        read again (`head_now`) right before the delete: a reset since the
+        catch-up's read may have brought one of the rows back, and another
+        store's rebuild given it its vector again."""
         items = self.items
         assert items is not None
         upto = {_item_id(ns, key): row for (ns, key), row in newest.items()}
         where = {"item": {"$in": list(upto)}}
         found = self._call(lambda: items.get(where=where, include=["metadatas"]))
+        kept = head | {row.row_id for row in head_now()}
         stale = [
             id_
             for id_, meta in zip(found["ids"], found["metadatas"], strict=True)
-            if meta["row"] not in head and meta["row"] <= upto[meta["item"]]
+            if meta["row"] not in kept and meta["row"] <= upto[meta["item"]]
         ]
         if stale:
             self._call(lambda: items.delete(ids=stale))
