@@ -639,6 +639,54 @@ def test_a_copy_read_while_a_lagging_catch_up_drops_stale_vectors_gets_the_reset
         assert _keys(resetting, alice, "w1 w2") == ["home"]
 
 
+def test_a_search_while_another_store_makes_a_reset_scope_again_finds_it(
+    tmp_path: Path,
+) -> None:
+    """After a reset every store's catch-up makes the scope again, and the
+    resetting process searches meanwhile: whenever it reads, another store's
+    rebuild has the scope's vectors there (it adds before it deletes; deleting
+    first, the search found nothing of the scope)."""
+    alice = ("memories", "alice")
+    started = threading.Event()
+    found: list[list[str]] = []
+
+    def meanwhile(call: str, name: str) -> None:
+        if name != other_items:
+            return
+        if not started.is_set():  # other's first call of its rebuild: the
+            started.set()  # resetting store's search makes alice again,
+            resetting.catch_up()
+        else:  # and then reads the vectors, at every later moment
+            found.append(_keys(resetting, alice, "w1 w2"))
+
+    class Watched(Hashed):  # other's embedding: a moment inside its rebuild
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            meanwhile("embed", other_items)
+            return super().embed_documents(texts)
+
+    with (
+        ChronoStore.from_path(tmp_path / "m", scope_depth=2) as store,
+        ChronoStore.from_path(tmp_path / "m", scope_depth=2) as elsewhere,
+    ):  # no followers
+        client = chroma(tmp_path / "c")
+        resetting = hashed_vectors(store, client)
+        other = VectorIndex(
+            elsewhere._engine,
+            Pausing(client, meanwhile),
+            Watched(),
+            "hashed",
+            item_fields=["text"],
+        )
+        assert other.items is not None
+        other_items = other.items.name
+        store.put(alice, "home", {"text": "w1 w2"})  # v1
+        store.put(alice, "home", {"text": "w3 w4"})  # v2
+        resetting.catch_up()
+        store.reset(alice, to=1)
+        other.catch_up(changes=False)
+        assert found and all(keys == ["home"] for keys in found), found
+
+
 @pytest.mark.parametrize("collection", ["items", "changes"])
 def test_no_vector_of_a_value_redacted_meanwhile_stays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, collection: str

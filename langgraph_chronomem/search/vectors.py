@@ -667,19 +667,30 @@ class VectorIndex:
         drop_copies: Callable[[], None],
     ) -> None:
         """Make `scope`'s vectors in `collection` again from the rows `read`
-        takes from the log.
+        takes from the log: add them, then delete every other vector of the
+        scope. Never the other way round: with several stores rebuilding one
+        scope for a reset, a search between one's delete and its adds found
+        none of the scope (the resetting process's own search, too).
 
-        Another store catching up may add a newer row's vector after this
-        read and before the delete, which takes it too; its row was in the
-        log by then, so the log is read again after the delete and whatever
-        came meanwhile is added as well."""
+        What to delete is decided on the log read again after listing the
+        vectors, so a newer row's vector another store added meanwhile (its
+        row in the log by then) stays; one a reset brings back between that
+        read and the delete is added again at the end."""
         rows = read()
-        self._call(lambda: collection.delete(where={"scope": scope_key(scope)}))
-        drop_copies()  # the rows made again can be older
         add(rows)
-        _add_unseen(read, add, rows)
-        # A search that read the collection while the scope was half made
-        # kept a copy without it, under a mark the rebuild does not move.
+        drop_copies()  # the rows made again can be older than a copy's
+        where = {"scope": scope_key(scope)}
+        found = self._call(lambda: collection.get(where=where, include=["metadatas"]))
+        seen = list(rows) + list(read())
+        kept = {row.row_id for row in seen}
+        stale = [
+            id_
+            for id_, meta in zip(found["ids"], found["metadatas"], strict=True)
+            if meta["row"] not in kept
+        ]
+        if stale:
+            self._call(lambda: collection.delete(ids=stale))
+        _add_unseen(read, add, seen)
         drop_copies()
 
     def _drop_stale(
