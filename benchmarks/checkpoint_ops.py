@@ -54,7 +54,6 @@ from typing import Any
 if __package__ in (None, ""):  # run as `python benchmarks/checkpoint_ops.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import psycopg
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
 from langgraph.checkpoint.base import BaseCheckpointSaver, Checkpoint, empty_checkpoint
@@ -660,8 +659,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             Path(tmp), PACKAGES if stores.dsn is None else (*PACKAGES, *on_postgres)
         )
         if stores.dsn is not None:
-            with psycopg.connect(stores.dsn) as conn:
-                machine["postgresql"] = str(conn.info.server_version)
+            machine["postgresql"] = stores.server_version()
         log(f"measuring in {tmp} ({stores.engine})")
         results = run(settings, Path(tmp), log, stores)
     machine["load average at end"] = load_average()

@@ -48,7 +48,6 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as `python benchmarks/shared_index.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import psycopg
 
 from benchmarks._shared_index_worker import (
     BEHIND,
@@ -318,13 +317,6 @@ def chroma_at(url: str | None) -> Iterator[str]:
         yield server.url
 
 
-def server_version(dsn: str) -> str:
-    """The PostgreSQL server's version, as it reports it."""
-    with psycopg.connect(dsn) as conn:
-        row = conn.execute("SHOW server_version").fetchone()
-    return str(row[0]) if row else "unknown"
-
-
 def render(
     rounds: Sequence[Round],
     args: argparse.Namespace,
@@ -457,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rounds: list[Round] = []
     with Stores(postgres=args.dsn or "") as stores:
         assert stores.dsn is not None
-        machine["postgresql"] = server_version(stores.dsn) + (
+        machine["postgresql"] = stores.server_version() + (
             "" if args.dsn else " (a private server, fsync off)"
         )
         machine["chroma"] = args.chroma_url or "a private `chroma run` each round"

@@ -71,6 +71,15 @@ class Stores:
         """The engine's name, for reports."""
         return "SQLite" if self.dsn is None else "PostgreSQL"
 
+    def server_version(self) -> str:
+        """The PostgreSQL server's version as it reports it ("15.18"), for
+        reports; on SQLite, ""."""
+        if self.dsn is None:
+            return ""
+        with psycopg.connect(self.dsn) as conn:
+            row = conn.execute("SHOW server_version").fetchone()
+        return str(row[0]) if row else "unknown"
+
     def open(
         self,
         path: Path,
