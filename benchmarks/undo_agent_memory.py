@@ -62,6 +62,7 @@ if __package__ in (None, ""):  # run as `python benchmarks/undo_agent_memory.py`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.agent_memory.data import (
+    BATTERIES,
     DATA,
     LAYOUTS,
     Request,
@@ -101,9 +102,11 @@ _SKIPPED = {  # a restated request left empty: the agent made no call
     "rank": None, "decided": False, "items": 0, "conflicts": 0, "best": None,
     "same_item": False,
     "scores": None, "second": None, "action": None, "reason": "not called",
-    "ms": 0.0,
+    "candidates": None, "ms": 0.0,
 }  # fmt: skip
-SPLITS = ("test", "tuning", "check", "fresh", "fresh2", "fresh3")
+SPLITS = (
+    "test", "tuning", "check", "fresh", "fresh2", "fresh3", "a-tune", "a-test", "b"
+)  # fmt: skip
 
 
 def _overlap(text: str, memory: str) -> float:
@@ -116,7 +119,7 @@ def _memory_text(user: User, ref: str | None) -> str:
     if ref is None:
         return ""
     _, write = user.writes()[ref]
-    return write.content or ""
+    return write.content or " ".join((write.profile or {}).values())
 
 
 def _right(candidate: Any, gold: Any, kind: str) -> bool:
@@ -164,6 +167,10 @@ def run(
                     _overlap(topic, _memory_text(user, request.ref)), 3
                 ),
                 "gold": None if gold.change is None else [*gold.change, gold.target],
+                "style": request.style,
+                "size": user.size,
+                "near": request.near,
+                "fields": sorted(gold.fields),
                 "systems": {},
             }
         )
@@ -208,6 +215,7 @@ def run(
                     and best is not None
                     and bool(set(second.items) & set(best.items)),
                     "reason": resolution.reason,
+                    "candidates": len(resolution.candidates),
                     "ms": round(ms, 1),
                 }
     return records
@@ -228,6 +236,7 @@ def summarize(records: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
     acted = [s for s in mine if s["decided"]]
     right = [s for s in acted if s["rank"] == 1]
     wrong_none = [r["systems"][key] for r in empty if r["systems"][key]["decided"]]
+    nothing = [r for r in empty if r["kind"] == "none"]
     actions = len(acted) + len(wrong_none)
     wrong_items = [s["items"] for s in acted if s["rank"] != 1] + [
         s["items"] for s in wrong_none
@@ -243,13 +252,64 @@ def summarize(records: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
         if acted
         else None,
         "wrong_items_median": statistics.median(wrong_items) if wrong_items else None,
-        "none": len(empty),
-        "none_acted": len(wrong_none),
+        "none": len(nothing),
+        "none_acted": sum(r["systems"][key]["decided"] for r in nothing),
         "ms_median": statistics.median(
             [r["systems"][key]["ms"] for r in records if r["systems"][key]["ms"]]
             or [0.0]
         ),
+        **_blind(records, key),
     }
+
+
+def _blind(records: Sequence[dict[str, Any]], key: str) -> dict[str, Any]:
+    """The blind batteries' figures (issue 31): wrong actions on near misses,
+    acting on plain requests, requests left with no candidate, R@1 by style."""
+    near = [r for r in records if r["kind"] == "near_miss"]
+    plain = [r for r in records if r["gold"] is not None and r["style"] == "plain"]
+    plain_acted = [r for r in plain if r["systems"][key]["decided"]]
+    asking = [r for r in records if r["kind"] != "none"]
+    by_style = {}
+    for style in ("plain", "indirect", "vague", "long"):
+        these = [r for r in records if r["gold"] is not None and r["style"] == style]
+        if these:
+            by_style[style] = (
+                len(these),
+                sum(r["systems"][key]["rank"] == 1 for r in these) / len(these),
+            )
+    return {
+        "near": len(near),
+        "near_acted": sum(r["systems"][key]["decided"] for r in near),
+        "near_acted_small": sum(
+            r["systems"][key]["decided"] for r in near if r["size"] == "small"
+        ),
+        "near_small": sum(r["size"] == "small" for r in near),
+        "plain": len(plain),
+        "plain_coverage": len(plain_acted) / len(plain) if plain else None,
+        "plain_precision": sum(r["systems"][key]["rank"] == 1 for r in plain_acted)
+        / len(plain_acted)
+        if plain_acted
+        else None,
+        "asking": len(asking),
+        "no_candidates": sum(r["systems"][key]["candidates"] == 0 for r in asking),
+        "by_style": by_style,
+    }
+
+
+def _blind_row(s: dict[str, Any], name: str) -> list[str]:
+    styles = s["by_style"]
+    return [
+        name,
+        f"{s['near_acted']} / {s['near']} "
+        f"({s['near_acted_small']} / {s['near_small']})",
+        f"{_pct(s['plain_coverage'])} of {s['plain']}",
+        _pct(s["plain_precision"]),
+        f"{s['no_candidates']} / {s['asking']}",
+        *(
+            f"{styles[st][1]:.2f} ({styles[st][0]})" if st in styles else "-"
+            for st in ("plain", "indirect", "vague", "long")
+        ),
+    ]
 
 
 def _pct(value: float | None) -> str:
@@ -322,6 +382,22 @@ def render(
             ],
             rows,
         )
+        if any(r["kind"] == "near_miss" for r in part):
+            lines += ["", "Near misses, plain requests, candidates, R@1 by style:", ""]
+            lines += markdown_table(
+                [
+                    "system",
+                    "near misses acted on (small memory)",
+                    "plain: acts",
+                    "plain: precision",
+                    "asked, no candidate",
+                    *(
+                        f"R@1 {style}"
+                        for style in ("plain", "indirect", "vague", "long")
+                    ),
+                ],
+                [_blind_row(summary[split][key], SYSTEMS[key][0]) for key in systems],
+            )
         per_kind = Counter(r["kind"] for r in part)
         kinds = []
         for kind in ("undo", "restore", "before", "at", "still"):
@@ -366,6 +442,10 @@ def _override(item: str) -> tuple[str, Any]:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", choices=("all", *SPLITS), default="all")
+    parser.add_argument(
+        "--battery", choices=tuple(BATTERIES),
+        help="a blind battery (issue 31) instead of the agent-memory data set",
+    )  # fmt: skip
     parser.add_argument("--systems", nargs="+", choices=tuple(SYSTEMS))
     parser.add_argument(
         "--requests", choices=tuple(REQUEST_SETS), default="written",
@@ -387,13 +467,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     )  # fmt: skip
     args = parser.parse_args(argv)
     systems = args.systems or (("default",) if args.quick else tuple(SYSTEMS))
+    root = BATTERIES[args.battery] if args.battery else DATA
     names: tuple[str, ...] | None = None
-    if args.quick:
+    if args.quick and not args.battery:
         names = ("maya", "oskar")
     elif args.split != "all":
-        names = tuple(u.user for u in load_users() if u.split == args.split)
-    users = load_users(DATA, names)
-    requests = load_requests(DATA / REQUEST_SETS[args.requests], users)
+        names = tuple(u.user for u in load_users(root) if u.split == args.split)
+    users = load_users(root, names)
+    requests = load_requests(root / REQUEST_SETS[args.requests], users)
     overrides = dict(_override(i) for i in args.resolver)
     with tempfile.TemporaryDirectory() as tmp, Stores(args.postgres) as stores:
         machine = machine_info(Path(tmp), (*PACKAGES, "chromadb", "FlashRank"))

@@ -19,7 +19,16 @@ about (`ref`, e.g. `maya-007.2`) and what it asks for (`kind`):
 - `at`: go back to when that write happened (its version);
 - `still`: go back to when what that write saved still held (the version before
   the change that replaced it);
-- `none`: nothing should change (no `ref`).
+- `none`: nothing should change (no `ref`);
+- `near_miss`: names something never saved that resembles one saved write (`near`)
+  in all but one detail ("forget that I moved to Rome" where Milan was saved):
+  nothing should change alone; asking is right.
+
+The blind batteries (`battery-a/`, `battery-b/`, each a data root with `users/`,
+`requests/` and `splits.json`) add to each request its `style` (`plain`,
+`indirect`, `vague`, `long`) and, for a profile write, the `field` it is about;
+their users carry `size` (`small`: a new user's 5-20 memories; `large`: 300+
+commits) and are split by `splits.json`.
 """
 
 from __future__ import annotations
@@ -49,18 +58,29 @@ __all__ = [
 ]
 
 DATA = Path(__file__).resolve().parent / "data"
-KINDS = ("undo", "restore", "before", "at", "still", "none")
+BATTERIES = {
+    "a": Path(__file__).resolve().parent / "battery-a",
+    "b": Path(__file__).resolve().parent / "battery-b",
+}
+KINDS = ("undo", "restore", "before", "at", "still", "none", "near_miss")
+STYLES = ("plain", "indirect", "vague", "long")
 _KEYS = uuid.UUID("6f1d4c1e-7a2b-4c55-9b0e-3d2f1a8c9e77")  # uuid5 namespace of keys
 
 
 @dataclass(frozen=True)
 class Write:
-    """One write of an event: `content=None` deletes the memory."""
+    """One write of an event: a fact's `content`, a `profile` dict, or, with
+    neither, the memory's deletion."""
 
     ref: str
     handle: str
     content: str | None
     story: str
+    profile: dict[str, str] | None = None
+
+    @property
+    def deletes(self) -> bool:
+        return self.content is None and self.profile is None
 
 
 @dataclass(frozen=True)
@@ -82,6 +102,7 @@ class User:
     split: str
     profile: str
     events: tuple[Event, ...]
+    size: str = "large"
 
     @property
     def scope(self) -> tuple[str, str]:
@@ -106,8 +127,11 @@ def _time(text: str) -> datetime:
 
 
 def load_users(root: Path = DATA, names: Iterable[str] | None = None) -> list[User]:
-    """Every user file under `root/users`, by name."""
+    """Every user file under `root/users`, by name; a battery's `splits.json`
+    gives each user's split."""
     wanted = set(names) if names is not None else None
+    splits_file = root / "splits.json"
+    splits = json.loads(splits_file.read_text()) if splits_file.exists() else {}
     users = []
     for path in sorted((root / "users").glob("*.json")):
         raw = json.loads(path.read_text())
@@ -123,26 +147,40 @@ def load_users(root: Path = DATA, names: Iterable[str] | None = None) -> list[Us
                     Write(
                         f"{e['id']}.{i}",
                         w["memory"],
-                        None if w.get("delete") else w["content"],
+                        None if w.get("delete") else w.get("content"),
                         w["story"],
+                        None if w.get("delete") else w.get("profile"),
                     )
                     for i, w in enumerate(e["writes"], start=1)
                 ),
             )
             for e in raw["events"]
         )
-        users.append(User(raw["user"], raw["split"], raw["profile"], events))
+        split = splits.get(raw["user"]) or raw["split"]
+        users.append(
+            User(raw["user"], split, raw["profile"], events, raw.get("size", "large"))
+        )
     return users
 
 
 LAYOUTS = ("manage_memory", "store_manager")
 
 
-def stored(content: str, layout: str) -> dict[str, Any]:
+def stored(write: Write, layout: str) -> dict[str, Any] | None:
     """A memory's value as LangMem writes it: `manage_memory` stores
     `{"content": ...}`; the background `create_memory_store_manager` wraps it as
-    `{"kind": "Memory", "content": {"content": ...}}`."""
-    value = {"content": content}
+    `{"kind": "Memory", "content": {"content": ...}}`. A profile is its dict of
+    fields, wrapped by the manager as `{"kind": "Profile", "content": {...}}`."""
+    if write.deletes:
+        return None
+    if write.profile is not None:
+        fields = dict(write.profile)
+        return (
+            fields
+            if layout == "manage_memory"
+            else {"kind": "Profile", "content": fields}
+        )
+    value = {"content": write.content}
     return value if layout == "manage_memory" else {"kind": "Memory", "content": value}
 
 
@@ -163,14 +201,13 @@ def ingest(
         ops = []
         for w in event.writes:
             if w.handle not in live:
-                assert w.content is not None, f"{w.ref} deletes a missing memory"
+                assert not w.deletes, f"{w.ref} deletes a missing memory"
                 generation[w.handle] = generation.get(w.handle, 0) + 1
             key = str(
                 uuid.uuid5(_KEYS, f"{user.user}/{w.handle}/{generation[w.handle]}")
             )
-            value = None if w.content is None else stored(w.content, layout)
-            ops.append(PutOp(user.scope, key, value))
-            (live.discard if w.content is None else live.add)(w.handle)
+            ops.append(PutOp(user.scope, key, stored(w, layout)))
+            (live.discard if w.deletes else live.add)(w.handle)
             keys[w.ref] = (version, key)
         with ChronoStore.commit_context(author=event.author, timestamp=event.at):
             store.batch(ops)
@@ -182,18 +219,16 @@ def account(user: User) -> str:
     """The plain account of `user`'s life that request writers see: the profile
     and every event's and write's story, with what later became of each write.
     No memory text."""
-    writes = user.writes()
+    writes, profile = user.writes(), fields_changed(user)
     fate: dict[str, str] = {}
     last: dict[str, str] = {}
     for ref, (_, w) in writes.items():
         if w.handle in last:
             fate[last[w.handle]] = (
-                f"later removed at {ref}"
-                if w.content is None
-                else f"later changed at {ref}"
+                f"later removed at {ref}" if w.deletes else f"later changed at {ref}"
             )
         last[w.handle] = ref
-        if w.content is None:
+        if w.deletes:
             del last[w.handle]
     lines = [
         f"# {user.user} (the requests are made on {user.today:%A %d %B %Y})",
@@ -204,11 +239,10 @@ def account(user: User) -> str:
     for event in user.events:
         lines.append(f"{event.id} ({event.at:%a %d %b %Y}): {event.story}")
         for w in event.writes:
-            what = (
-                "a removal"
-                if w.content is None
-                else fate.get(w.ref, "still true today")
-            )
+            what = "a removal" if w.deletes else fate.get(w.ref, "still true today")
+            if w.ref in profile:
+                named = ", ".join(sorted(profile[w.ref])) or "none"
+                what = f"profile fields changed: {named}] [{what}"
             lines.append(f"  {w.ref}: {w.story} [{what}]")
     return "\n".join(lines)
 
@@ -222,6 +256,9 @@ class Request:
     text: str
     kind: str
     ref: str | None
+    style: str | None = None
+    field: str | None = None
+    near: str | None = None
 
 
 @dataclass(frozen=True)
@@ -231,10 +268,13 @@ class Gold:
     Attributes:
         change: The gold change as (version, key), or `None` (nothing to change).
         target: The version a whole-scope rollback would restore.
+        fields: For a profile write, the fields of the item the request is
+            about (empty: the whole item).
     """
 
     change: tuple[int, str] | None
     target: int | None
+    fields: frozenset[str] = frozenset()
 
 
 def load_requests(
@@ -249,22 +289,60 @@ def load_requests(
             if names and user not in names:
                 continue
             assert raw["kind"] in KINDS, raw
+            assert raw.get("style") in (None, *STYLES), raw
             requests.append(
-                Request(raw["id"], user, raw["text"], raw["kind"], raw.get("ref"))
+                Request(
+                    raw["id"],
+                    user,
+                    raw["text"],
+                    raw["kind"],
+                    raw.get("ref"),
+                    raw.get("style"),
+                    raw.get("field"),
+                    raw.get("near"),
+                )
             )
     return requests
 
 
+def fields_changed(user: User) -> dict[str, frozenset[str]]:
+    """For each profile write, the fields it set, changed or dropped."""
+    held: dict[str, dict[str, str]] = {}
+    changed = {}
+    for event in user.events:
+        for w in event.writes:
+            before = held.pop(w.handle, {})
+            if w.profile is None:
+                continue
+            names = before.keys() | w.profile.keys()
+            changed[w.ref] = frozenset(
+                n for n in names if before.get(n) != w.profile.get(n)
+            )
+            held[w.handle] = w.profile
+    return changed
+
+
 def gold_of(request: Request, keys: dict[str, tuple[int, str]], user: User) -> Gold:
-    """The change and version `request` must resolve to."""
-    if request.kind == "none":
+    """The change and version `request` must resolve to. For a profile write,
+    the change that replaced it is the next one to change the same fields."""
+    if request.kind in ("none", "near_miss"):
         return Gold(None, None)
     assert request.ref in keys, f"{request.id}: unknown ref {request.ref}"
     version, key = keys[request.ref]
+    profile = fields_changed(user)
+    fields = frozenset(
+        [request.field] if request.field else profile.get(request.ref, ())
+    )
     if request.kind in ("undo", "before"):
-        return Gold((version, key), version - 1)
+        return Gold((version, key), version - 1, fields)
     if request.kind == "at":
-        return Gold((version, key), version)
-    later = sorted(v for ref, (v, k) in keys.items() if k == key and v > version)
+        return Gold((version, key), version, fields)
+    later = sorted(
+        v
+        for ref, (v, k) in keys.items()
+        if k == key
+        and v > version
+        and (not fields or ref not in profile or fields & profile[ref])
+    )
     assert later, f"{request.id}: {request.ref} was never replaced or removed"
-    return Gold((later[0], key), later[0] - 1)
+    return Gold((later[0], key), later[0] - 1, fields)
