@@ -92,6 +92,22 @@ def check_moment(name: str, moment: object) -> None:
         )
 
 
+def check_fields(fields: object) -> tuple[str, ...]:
+    """Validate the `fields` of a field-level revert: names of a record's fields.
+
+    Raises:
+        InvalidRequestError: If it is a string or holds anything but non-empty
+            strings (`["diet"]`, not `"diet"`).
+    """
+    if isinstance(fields, str) or not isinstance(fields, (list, tuple)):
+        raise InvalidRequestError(
+            f"fields is a list of field names, like ['diet'], got {fields!r}"
+        )
+    if not all(isinstance(name, str) and name for name in fields):
+        raise InvalidRequestError(f"field names are non-empty strings, got {fields!r}")
+    return tuple(fields)
+
+
 def check_key(key: object) -> None:
     """Validate an item key.
 

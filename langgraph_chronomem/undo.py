@@ -143,7 +143,12 @@ def apply_undo(
         try:
             if revert:
                 outcome = tx.revert(
-                    scope, best.commit.version, meta, items=best.items, force=force
+                    scope,
+                    best.commit.version,
+                    meta,
+                    items=best.items,
+                    fields=best.fields,
+                    force=force,
                 )
             else:
                 outcome = tx.rollback(scope, best.target, meta)

@@ -41,7 +41,13 @@ from langgraph_chronomem.engine.types import (
     StoreStats,
 )
 from langgraph_chronomem.errors import InvalidRequestError
-from langgraph_chronomem.ops import check_count, check_key, check_moment, check_scope
+from langgraph_chronomem.ops import (
+    check_count,
+    check_fields,
+    check_key,
+    check_moment,
+    check_scope,
+)
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.resolve import Mode, Resolution
 from langgraph_chronomem.search.vectors import Progress
@@ -227,6 +233,7 @@ class VersionControl:
         version: int,
         *,
         items: Sequence[tuple[Sequence[str], str]] | None = None,
+        fields: Sequence[str] = (),
         force: bool = False,
         reason: str | None = None,
         author: str | None = None,
@@ -236,6 +243,8 @@ class VersionControl:
 
         Three-way: an item is a conflict only if it no longer holds what the
         commit wrote (a later write that came back to the same value is not).
+        With `fields`, only those fields of each item go back, compared field
+        by field, and the item's other fields keep what they hold now:
 
             >>> import tempfile
             >>> from langgraph_chronomem import ChronoStore
@@ -248,12 +257,20 @@ class VersionControl:
             revert anyway with force=True, or roll back to v1
             >>> store.revert(("alice",), 3).summary
             'reverted v3: updated alice/city: Rome -> Paris'
+            >>> store.put(("alice",), "me", {"likes": "ramen", "diet": "vegan"})
+            >>> store.put(("alice",), "me", {"likes": "pho", "diet": "vegan"})
+            >>> store.revert(("alice",), 5, fields=["diet"]).summary
+            'reverted v5: updated alice/me: diet: vegan -> (removed)'
+            >>> store.get(("alice",), "me").value
+            {'likes': 'pho'}
             >>> store.close()
 
         Args:
             scope: The scope.
             version: The commit to undo.
             items: Only these (namespace, key) items of the commit.
+            fields: Only these fields of a record value (`engine.fields`):
+                top-level keys, read inside LangMem's envelope.
             force: Restore conflicting items too, overwriting their later values.
             reason: Why (recorded on the commit).
             author: Who (recorded on the commit).
@@ -271,7 +288,14 @@ class VersionControl:
         meta = self._meta(author, reason)
         wanted = None if items is None else [(tuple(ns), key) for ns, key in items]
         return self._write(
-            lambda tx: tx.revert(sc, version, meta, items=wanted, force=force),
+            lambda tx: tx.revert(
+                sc,
+                version,
+                meta,
+                items=wanted,
+                fields=check_fields(fields),
+                force=force,
+            ),
             rehearse=dry_run,
         )
 

@@ -18,6 +18,13 @@ from typing import Any
 
 import orjson
 
+from langgraph_chronomem.engine.fields import (
+    changed_fields,
+    field_text,
+    field_values,
+    full_text,
+    unwrapped,
+)
 from langgraph_chronomem.engine.types import Change, Op
 
 __all__ = [
@@ -25,7 +32,6 @@ __all__ = [
     "ChangeText",
     "change_text",
     "describe_change",
-    "full_text",
     "render_value",
     "summarize",
 ]
@@ -33,28 +39,11 @@ __all__ = [
 _MAX_VALUE_CHARS = 80
 _MAX_LISTED_CHANGES = 3
 
-CHANGE_TEXT_VERSION = 2
+CHANGE_TEXT_VERSION = 3
 """Which derivation of `change_text` the undo search's word index and change
 vectors hold; made again from the log when it moves. 2: LangMem's envelope
-unwrapped, empty fields left out."""
-
-
-def unwrapped(value: Any) -> Any:
-    """A stored value without LangMem's envelope: its memory manager stores
-    `{"kind": "Memory", "content": {...}}`, and the words are in `content`.
-
-        >>> unwrapped({"kind": "Memory", "content": {"content": "User likes tea"}})
-        {'content': 'User likes tea'}
-        >>> unwrapped({"kind": "bird", "name": "Kiwi"})
-        {'kind': 'bird', 'name': 'Kiwi'}
-    """
-    if (
-        isinstance(value, dict)
-        and value.keys() == {"kind", "content"}
-        and isinstance(value["kind"], str)
-    ):
-        return value["content"]
-    return value
+unwrapped, empty fields left out. 3: an update of a record (`engine.fields`)
+is found by the fields it changed, named, not by the whole record."""
 
 
 def render_value(value: Any) -> str:
@@ -97,7 +86,18 @@ def describe_change(change: Change) -> str:
 
     >>> describe_change(Change(("m",), "pet", {"pet": "cat"}, None))
     'deleted m/pet (was cat)'
+
+    A change to some fields of a record (`Change.fields`) names only those:
+
+    >>> describe_change(Change(("m",), "me", None, {"diet": "vegan", "age": 30},
+    ...                        fields=("diet",)))
+    'updated m/me: diet: -> vegan'
     """
+    if change.fields and not (change.old_erased or change.new_erased):
+        before, after = (
+            field_values(side, change.fields) for side in (change.old, change.new)
+        )
+        return f"updated {change.path}: {_field_changes(before, after)}"
     old = _side(change.old, change.old_erased)
     new = _side(change.new, change.new_erased)
     kind = change.kind
@@ -172,30 +172,6 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
     return f"{len(changes)} changes: {listed}"
 
 
-def full_text(value: Any) -> str:
-    """Every word of a stored value, for searching: field names and values,
-    without LangMem's envelope (`unwrapped`) or fields that hold nothing.
-
-    >>> full_text({"content": "User is allergic to peanuts"})
-    'User is allergic to peanuts'
-    >>> full_text({"city": "Boston", "tags": ["home", "rent"], "zip": None})
-    'city Boston tags home rent'
-    >>> full_text({"kind": "Memory", "content": {"content": "User likes tea"}})
-    'User likes tea'
-    """
-    value = unwrapped(value)
-    if value is None:
-        return ""
-    if isinstance(value, dict):
-        fields = {name: inner for name, inner in value.items() if inner is not None}
-        if len(fields) == 1:
-            return full_text(next(iter(fields.values())))
-        return " ".join(f"{name} {full_text(inner)}" for name, inner in fields.items())
-    if isinstance(value, list):
-        return " ".join(full_text(inner) for inner in value)
-    return str(value)
-
-
 _OPAQUE = re.compile(r"(?i)^[0-9a-f-]{8,}$|^[\W\d_]*$")  # a UUID, hex or a number
 _WORDS = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
@@ -237,8 +213,24 @@ def change_text(
     ...                        {"city": "Boston"}, {"city": "New York City"}), 2)
     >>> t.added, t.new, t.old, t.context
     ('New York City', 'New York City', 'Boston', 'home')
+
+    An update of a record is found by the fields it changed, named:
+
+    >>> t = change_text(Change(("memories", "ana"), "profile",
+    ...                        {"likes": "ramen", "diet": "vegan"},
+    ...                        {"likes": "ramen", "diet": "vegetarian"}), 2)
+    >>> t.new, t.old
+    ('diet vegetarian', 'diet vegan')
     """
-    new, old = full_text(change.new), full_text(change.old)
+    fields = (
+        changed_fields(change.old, change.new)
+        if change.old is not None and change.new is not None
+        else ()
+    )
+    if fields:
+        new, old = (field_text(side, fields) for side in (change.new, change.old))
+    else:
+        new, old = full_text(change.new), full_text(change.old)
     added = ""
     if change.old is not None and change.new is not None:
         before = {w.lower() for w in _WORDS.findall(old)}

@@ -447,7 +447,7 @@ class Dialect:
     )
     # What a commit wrote to each item, what that replaced, and the item at HEAD.
     REVERT_PLAN = (
-        f"SELECT i.namespace, i.key, i.value, i.prev_id, h.value FROM {_ROWS} "
+        f"SELECT i.namespace, i.key, i.value, i.prev_id, h.value, h.id FROM {_ROWS} "
         "LEFT JOIN items AS h ON h.namespace = i.namespace AND h.key = i.key "
         f"AND h.valid_to IS NULL WHERE {_ROWS_OF_C} "
         "AND c.scope = ? AND c.version = ? ORDER BY i.id"

@@ -15,6 +15,11 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from langgraph_chronomem.engine.core import TransactionCore
+from langgraph_chronomem.engine.fields import (
+    changed_fields,
+    field_values,
+    with_fields,
+)
 from langgraph_chronomem.engine.rows import (
     _NewRow,
     _Row,
@@ -31,7 +36,7 @@ from langgraph_chronomem.engine.types import (
     Namespace,
     RevertConflict,
 )
-from langgraph_chronomem.engine.values import decode_value
+from langgraph_chronomem.engine.values import decode_value, encode_value
 from langgraph_chronomem.errors import CompactedError, VersionError
 
 __all__ = ["TravelOps", "by_thread"]
@@ -117,16 +122,18 @@ class TravelOps(TransactionCore):
         meta: CommitMeta,
         *,
         items: Sequence[tuple[Namespace, str]] | None = None,
+        fields: Sequence[str] = (),
         force: bool = False,
     ) -> Commit | RevertConflict:
-        """Undo one commit's changes (or only those to `items`) as a new commit.
+        """Undo one commit's changes (or only those to `items`, or only those
+        `fields` of them) as a new commit.
 
         Three-way: an item conflicts only when its value at HEAD differs from
-        what the commit wrote; then nothing is applied, unless `force`, which
-        restores it all the same. Items that already hold their old value are
-        left alone.
+        what the commit wrote (with `fields`, only when one of those fields
+        does); then nothing is applied, unless `force`, which restores it all
+        the same. Items that already hold their old value are left alone.
         """
-        restore, _, conflicts = self._plan_revert(scope, version, items)
+        restore, _, conflicts = self._plan_revert(scope, version, items, fields)
         if conflicts and not force:
             return RevertConflict(scope, version, conflicts)
         if not restore:
@@ -243,10 +250,11 @@ class TravelOps(TransactionCore):
         version: int,
         *,
         items: Sequence[tuple[Namespace, str]] | None = None,
+        fields: Sequence[str] = (),
     ) -> tuple[tuple[Change, ...], tuple[Conflict, ...]]:
         """What `revert` would change at HEAD (old = HEAD now), and the conflicts
         it would report; writes nothing."""
-        _, changes, conflicts = self._plan_revert(scope, version, items)
+        _, changes, conflicts = self._plan_revert(scope, version, items, fields)
         return changes, conflicts
 
     def _plan_revert(
@@ -254,6 +262,7 @@ class TravelOps(TransactionCore):
         scope: Namespace,
         version: int,
         items: Sequence[tuple[Namespace, str]] | None,
+        fields: Sequence[str] = (),
     ) -> tuple[list[_NewRow], tuple[Change, ...], tuple[Conflict, ...]]:
         """The rows a revert writes, what they change at HEAD, and the conflicts."""
         self.check_version(scope, version, allow_zero=False)
@@ -279,15 +288,33 @@ class TravelOps(TransactionCore):
                 )
             plan = [row for row in plan if (row[0], row[1]) in wanted]
         before = self._rows_by_id([r[3] for r in plan if r[3] is not None])
+        heads = self._rows_by_id([r[5] for r in plan if fields and r[5] is not None])
         restore, changes, conflicts = [], [], []
-        for ns, key, wrote, prev_id, now in plan:
+        for ns, key, wrote, prev_id, now, head_id in plan:
             prev = before.get(prev_id) if prev_id is not None else None
             old = None if prev is None else decode_value(prev.value)
-            held = decode_value(now)
-            if held == old:
+            held, written = decode_value(now), decode_value(wrote)
+            # what decides: the whole value, or only `fields` of it
+            seen, meant, was = held, written, old
+            if fields:
+                untouched = set(fields) - set(changed_fields(old, written))
+                if untouched:
+                    raise VersionError(
+                        f"v{version} did not change {', '.join(sorted(untouched))} "
+                        f"of {ns.replace('.', '/')}/{key}"
+                    )
+                seen, meant, was = (
+                    field_values(v, fields) for v in (held, written, old)
+                )
+            if seen == was:
                 continue  # already as it was before the commit
+            if fields:  # only these fields go back; the rest stays as it is now
+                old = with_fields(held, old, fields)
+                row = _merged(ns, key, old, heads.get(head_id))
+            else:
+                row = _back_to(ns, key, prev)
             namespace = namespace_from_text(ns)
-            if held != decode_value(wrote):
+            if seen != meant:
                 later = self.cur.execute(
                     self.sql.LATER_WRITES, (ns, key, version)
                 ).fetchall()
@@ -296,14 +323,15 @@ class TravelOps(TransactionCore):
                         namespace,
                         key,
                         tuple(row[0] for row in later),
-                        decode_value(wrote),
-                        held,
+                        meant,
+                        seen,
                         old,
                         tuple(row[1] for row in later),
+                        tuple(fields),
                     )
                 )
-            changes.append(Change(namespace, key, held, old))
-            restore.append(_back_to(ns, key, prev))
+            changes.append(Change(namespace, key, held, old, fields=tuple(fields)))
+            restore.append(row)
         return restore, tuple(changes), tuple(conflicts)
 
 
@@ -346,6 +374,18 @@ def _back_to(namespace: str, key: str, row: _Row | None) -> _NewRow:
     if row is None or (row.value is None and row.erased is None):
         return _NewRow(namespace, key, None, None)
     return _restored(row)
+
+
+def _merged(
+    namespace: str, key: str, value: dict[str, Any] | None, head: _Row | None
+) -> _NewRow:
+    """The row that gives an item `value` (some of its fields put back), keeping
+    the rest of what its HEAD row holds: when it was created, its TTL and its
+    indexed fields."""
+    if value is None:
+        return _NewRow(namespace, key, None, None)
+    ttl, index_fields = (head.ttl_minutes, head.index_fields) if head else (None, None)
+    return _NewRow(namespace, key, encode_value(value), ttl, None, None, index_fields)
 
 
 def _restored(row: _Row) -> _NewRow:

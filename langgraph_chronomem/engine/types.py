@@ -60,7 +60,9 @@ class Change:
 
     `old` is `None` when the item did not exist before, `new` is `None` when it
     was deleted. A side whose value was erased (`redact`, `compact`) reads
-    `None`, and `old_erased` / `new_erased` say why.
+    `None`, and `old_erased` / `new_erased` say why. `fields`, when set, names
+    the fields of a record value the change is about (`engine.fields`): a
+    profile's `diet`, undone apart from its other fields.
 
         >>> Change(("memories", "alice"), "city", {"v": "Boston"}, {"v": "Paris"}).kind
         'updated'
@@ -74,6 +76,7 @@ class Change:
     new: dict[str, Any] | None
     old_erased: Erased | None = None
     new_erased: Erased | None = None
+    fields: tuple[str, ...] = ()
 
     @property
     def kind(self) -> Literal["created", "updated", "deleted"]:
@@ -147,6 +150,8 @@ class Conflict:
         now: What the item holds at HEAD (`None`: it does not exist).
         before: What a revert would restore (`None`: delete the item).
         later_authors: Who made `later_versions`, where that is known.
+        fields: For a revert of some fields of a record, those fields: only
+            they were compared, and `wrote` and `now` hold only them.
     """
 
     namespace: Namespace
@@ -156,11 +161,13 @@ class Conflict:
     now: dict[str, Any] | None = None
     before: dict[str, Any] | None = None
     later_authors: tuple[str | None, ...] = ()
+    fields: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
-        """`namespace/.../key`."""
-        return "/".join((*self.namespace, self.key))
+        """`namespace/.../key`, and the fields when only those were compared."""
+        path = "/".join((*self.namespace, self.key))
+        return f"{path} ({', '.join(self.fields)})" if self.fields else path
 
 
 @dataclass(frozen=True)
