@@ -65,6 +65,7 @@ __all__ = [
     "DEFAULT_EMBEDDER",
     "PAIR_SCORER",
     "ModelUnavailableError",
+    "common_words",
     "default_embedding_function",
     "default_embeddings",
     "load_ranker",
@@ -419,6 +420,27 @@ def default_embedding_function() -> ONNXMiniLM_L6_V2:
         raise _unavailable(f"all-MiniLM-L6-v2 at {path}", problems)
     logger.info("embeddings: all-MiniLM-L6-v2 (int8 ONNX) from %s", path)
     return cls(path)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def common_words() -> frozenset[str] | None:
+    """The whole words of all-MiniLM-L6-v2's vocabulary (BERT's uncased
+    WordPiece, about 24,700 words, names of well-known places included): the
+    words the undo search counts as ordinary, so that one outside them
+    ("Athlone", "ramen") must be held by a change for it to act alone. `None`
+    when the model's files are not on this machine: nothing is fetched for it.
+
+        >>> words = common_words()
+        >>> words is None or ("milan" in words and "athlone" not in words)
+        True
+    """
+    own = Path(_embedding_class().DOWNLOAD_PATH)
+    for folder in (models_dir() / _CHROMA, own):
+        vocab = folder / "onnx" / "vocab.txt"
+        if vocab.is_file():
+            lines = vocab.read_text(encoding="utf-8").split()
+            return frozenset(w for w in lines if w.isalpha() and not w.startswith("["))
+    return None
 
 
 DEFAULT_EMBEDDER = "chroma:all-MiniLM-L6-v2"

@@ -33,7 +33,8 @@ from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.runtime import get_runtime
 from langgraph.types import interrupt
 
-from langgraph_chronomem.engine.describe import describe_change, full_text
+from langgraph_chronomem.engine.describe import describe_change
+from langgraph_chronomem.engine.fields import full_text
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,

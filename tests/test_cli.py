@@ -739,9 +739,10 @@ def test_undo_bad_request_or_choice_is_an_error(
     [
         ("redo", "nothing changed: there is no rollback or revert to redo"),
         ("thanks!", "nothing changed: the request names no change to undo"),
-        (
+        (  # memory never held a salary: the nearest changes are offered
             "undo the change about my salary",
-            "nothing changed: nothing in this memory's history matches 'my salary'",
+            "nothing changed: not sure which change you mean (the word search finds "
+            "no word of the request in it)",
         ),
     ],
 )

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from langgraph_chronomem.engine.describe import describe_change, full_text
+from langgraph_chronomem.engine.describe import describe_change
+from langgraph_chronomem.engine.fields import full_text
 from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
 from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.intent import Intent, content_words
@@ -75,29 +76,17 @@ class ResolverConfig:
             runs when named here.
         reranker_cache: FlashRank's model cache directory.
         retrievers: Which first stages run: `bm25`, `dense`, or both (fused).
-        min_similarity: Below this dense similarity, and with no shared word, a
-            request matches nothing.
-        act_similarity: To act alone, both retrievers must rank the best
-            candidate first, it must be at least this similar to the request ...
-        act_score: ... and its similarity plus `act_lead` times its lead over
-            the next candidate's must reach this. Chosen on the agent-memory
-            tuning split for precision >= 0.95 (docs/benchmarks.md).
-        act_lead: See `act_score`.
-        act_score_rollback: `act_score` for a candidate that rolls the whole
-            scope back: a wrong one costs every change since, not one item.
+        act_similarity: To act alone, the best candidate must be at least this
+            similar to the request (and hold a word of it, and every term it
+            names, with no other candidate holding as much: `search.decide`).
+            Chosen on blind battery A's tuning half (docs/benchmarks.md).
         act_coverage_rollback: A rollback acts alone only when the matched
             change holds at least this share of the request's words: a scope
             has many versions, and the words must pick one.
-        margin: Whatever the similarity, a best candidate that leads the next
-            by less than this is a tie, offered and never acted on.
         act_on: The intents the resolver may act on alone. "Back to when X
             was still true" is left out: on the tuning split it was right 3
             times in 4 when it acted, and a wrong one rolls the whole memory
             back over every change since (it is offered instead).
-        act_words: A request naming what it means in fewer distinct words
-            than this acts alone only if no other memory among the candidates
-            holds them too: "forget that I smoke" may act, "put the van note
-            back" is offered when several memories mention a van.
     """
 
     rrf_k: int = 60
@@ -109,15 +98,9 @@ class ResolverConfig:
     reranker: str | None = None
     reranker_cache: str | None = None
     retrievers: frozenset[str] = frozenset({"bm25", "dense"})
-    min_similarity: float = 0.25
-    act_similarity: float = 0.35
-    act_score: float = 0.45
-    act_lead: float = 2.0
-    act_score_rollback: float = 0.7
+    act_similarity: float = 0.3
     act_coverage_rollback: float = 0.5
-    margin: float = 0.02
     act_on: frozenset[str] = frozenset({"undo", "restore", "before", "at"})
-    act_words: int = 2
 
     def __post_init__(self) -> None:
         unknown = self.retrievers - {"bm25", "dense"}
@@ -138,9 +121,6 @@ class ResolverConfig:
                 f"act_on holds intents among {', '.join(PLAN)}; got {sorted(strange)}"
             )
         object.__setattr__(self, "act_on", frozenset(self.act_on))
-        words = self.act_words
-        if isinstance(words, bool) or not isinstance(words, int) or words < 0:
-            raise ConfigError(f"act_words is an int >= 0, got {words!r}")
 
 
 @dataclass(frozen=True)
@@ -165,7 +145,8 @@ class Candidate:
 
     Attributes:
         id: The change's id: `"12.2"` is the second item change of v12, `"12"`
-            all of v12's changes. `undo(scope, "12.2")` acts on it by id.
+            all of v12's changes, `"12.2/diet"` only the `diet` field of a
+            record it changed. `undo(scope, "12.2")` acts on it by id.
         commit: The commit that made the change.
         changes: The matched item changes (one, or all of a commit).
         target: The version the request points at: before the change (undo,
@@ -179,6 +160,8 @@ class Candidate:
         conflicts: Items a revert would overwrite: changed again since.
         scores: The score each stage gave.
         changed: How many items acting would change (`diff` lists the first).
+        lacking: What the request names that the change does not hold
+            (`search.held`): one reason it is not acted on alone.
     """
 
     id: str
@@ -190,6 +173,7 @@ class Candidate:
     conflicts: tuple[Conflict, ...]
     scores: StageScores
     changed: int = 0
+    lacking: tuple[str, ...] = ()
 
     @property
     def summary(self) -> str:
@@ -200,6 +184,12 @@ class Candidate:
     def items(self) -> tuple[tuple[Namespace, str], ...]:
         """The (namespace, key) of every item the change touched."""
         return tuple((c.namespace, c.key) for c in self.changes)
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The fields of a record the candidate is about (`"12.1/diet"`), or
+        `()` for whole items."""
+        return self.changes[0].fields if len(self.changes) == 1 else ()
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from langgraph_chronomem.engine.describe import full_text
+from langgraph_chronomem.engine.fields import full_text
 from langgraph_chronomem.search.candidates import (
     Candidate,
     ResolverConfig,
     coverage,
-    stem,
-    words_of,
 )
 from langgraph_chronomem.search.intent import Intent, content_words
 from langgraph_chronomem.search.suspect import Planted, planted
@@ -35,9 +33,6 @@ from langgraph_chronomem.search.vectors import unit
 
 __all__ = ["Complaint", "offered", "sure", "sure_of_planted"]
 
-# "my niece is called Sophie", "her name is Nkechi, not Nneka"
-_NAMED_AS = re.compile(r"(?i)\b(?:called|named|name\s+is|name's)\s+([^\W\d_]{2,})")
-_NOT_NAMED = re.compile(r"(?i)\b(?:not|isn't|is\s+not|wasn't)\s+([^\W\d_]{2,})")
 # The thing a request names (its head, up to four words) before what it is for,
 # about, at ...: "the bank loan for the workshop", "Morag's operation on her
 # wrist", "tomás's new job".
@@ -82,14 +77,18 @@ class Complaint:
 
 def sure(config: ResolverConfig, candidates: Sequence[Candidate]) -> tuple[bool, str]:
     """The calibrated rule for acting alone (docs/benchmarks.md measures it):
-    acting changes something, both retrievers rank the best first, it is
-    close in meaning, and it leads the next clearly; a whole-scope
-    rollback also holds at least half of the request's words.
+    acting changes something, the best holds a word of the request and is
+    close in meaning, and no other candidate holds as much of what the request
+    says (another memory, or another change of the same one, that holds every
+    term the request names and as many of its words: the request does not
+    pick one); a whole-scope rollback also holds at least half of the
+    request's words.
 
-    When the runner-up is another change of the same memory, the request's
-    words must pick the version: the best must hold more of them. A revert
-    whose items were changed again since may be decided: applying it
-    changes nothing and reports the conflict (`apply_undo`).
+    It weighs no lead over the runner-up: with a new user's few memories,
+    any partial match leads by far, so a lead is surest exactly when the
+    request names something memory never held (`search.held` sees that).
+    A revert whose items were changed again since may be decided: applying
+    it changes nothing and reports the conflict (`apply_undo`).
     """
     best = candidates[0]
     if not best.diff and not best.conflicts:
@@ -98,46 +97,30 @@ def sure(config: ResolverConfig, candidates: Sequence[Candidate]) -> tuple[bool,
     first = best.scores
     if "dense" not in config.retrievers or "bm25" not in config.retrievers:
         return False, "acting alone needs both searches to agree"
-    runner_up = candidates[1] if len(candidates) > 1 else None
-    second = runner_up.scores if runner_up is not None else None
-    versions_tie = (
-        runner_up is not None
-        and bool(set(runner_up.items) & set(best.items))
-        and runner_up.scores.coverage >= first.coverage
-    )
     similarity = first.dense_score or 0.0
-    lead = similarity - ((second.dense_score or 0.0) if second else 0.0)
-    score = similarity + config.act_lead * lead
+    rival = next(
+        (
+            other
+            for other in candidates[1:]
+            if not other.lacking
+            and (other.diff or other.conflicts)
+            and other.scores.coverage >= first.coverage
+            and not _one_change(other, best)
+        ),
+        None,
+    )
     rollback = best.action == "rollback"
-    needed = config.act_score_rollback if rollback else config.act_score
     checks = [
         (
-            first.bm25_rank == 1,
-            "the word search finds no word of the request in it"
-            if first.bm25_rank is None
-            else "the word search ranks another change first",
+            first.bm25_rank is not None,
+            "the word search finds no word of the request in it",
         ),
-        (first.dense_rank == 1, "the meaning search ranks another change first"),
         (
             similarity >= config.act_similarity,
             f"the best match is only {similarity:.2f} similar, "
             f"{config.act_similarity} to act",
         ),
-        (
-            lead >= config.margin,
-            f"the two best matches are too close to call: {lead:.3f} apart, "
-            f"{config.margin} to act",
-        ),
-        (
-            score >= needed,
-            f"the best match does not lead clearly: similarity {similarity:.2f} "
-            f"+ {config.act_lead:g} x lead {lead:.2f} = {score:.2f}, {needed} "
-            "to act",
-        ),
-        (
-            not versions_tie,
-            "the request names a memory but not which of its changes",
-        ),
+        (rival is None, _rivalry(best, rival)),
         (
             not rollback or first.coverage >= config.act_coverage_rollback,
             f"a rollback of the whole memory needs the request's words to pick "
@@ -148,7 +131,21 @@ def sure(config: ResolverConfig, candidates: Sequence[Candidate]) -> tuple[bool,
     failed = [why for ok, why in checks if not ok]
     if failed:
         return False, failed[0]
-    return True, f"sure: first in both searches, leads the next by {lead:.2f}"
+    return True, "sure: the one change that holds what the request says"
+
+
+def _one_change(a: Candidate, b: Candidate) -> bool:
+    """Whether `a` and `b` are one change seen whole and by one of its fields."""
+    return a.commit.version == b.commit.version and a.items == b.items
+
+
+def _rivalry(best: Candidate, rival: Candidate | None) -> str:
+    """Why a rival holding as much of the request as the best stops an action."""
+    if rival is None:
+        return ""
+    if set(rival.items) & set(best.items) and rival.fields == best.fields:
+        return "the request names a memory but not which of its changes"
+    return f"change {rival.id} holds as much of what the request says"
 
 
 def offered(
@@ -158,14 +155,18 @@ def offered(
     texts: Mapping[str, str],
     embed: Callable[[list[str]], list[list[float]]],
     *,
-    few_words: bool = True,
+    by_words: bool = True,
+    named: bool = True,
 ) -> str | None:
-    """Why a sure match is offered rather than acted on, if it is: what
-    the request asks for, and (with `few_words`) whether its few words
-    pick one memory and the thing it names is the one the memory is about;
-    a complaint about a planted memory is picked by the memory's shape, not
-    by its words. `texts` holds each candidate's matched words; `embed` embeds
-    texts (called only when a head must be weighed)."""
+    """Why a sure match is offered rather than acted on, if it is: what the
+    request asks for and, for a request matched by its words (`by_words`; a
+    complaint about a planted memory is matched by the memory's shape),
+    whether it names anything (`named`), whether the best match holds every
+    term it names (`Candidate.lacking`, `search.held`) and whether the thing
+    it names is the one the memory is about. `texts` holds each candidate's
+    matched words; `embed` embeds texts (called only when a head must be
+    weighed)."""
+    best = candidates[0]
     if not intent.asked:
         return "the request names a memory, not clearly asking to change it now"
     if intent.kind not in config.act_on:
@@ -175,25 +176,14 @@ def offered(
             else f"a {intent.kind!r} request"
         )
         return f"{what} is confirmed first (ResolverConfig.act_on)"
-    words = len(set(content_words(intent.topic)))
-    best, *others = candidates
-    if (
-        few_words
-        and words < config.act_words
-        and any(
-            not set(c.items) & set(best.items)
-            and c.scores.coverage >= best.scores.coverage
-            for c in others
-        )
-    ):
+    if by_words and not named:
+        return "the request names nothing a memory could hold"
+    if by_words and best.lacking:
         return (
-            f"the request names what it means in {words} word(s), and other "
-            "memories hold them too (ResolverConfig.act_words)"
+            f"the request names {', '.join(map(repr, best.lacking))}, which the "
+            "best match does not hold"
         )
-    other = _another_name(intent.topic, words_of(best.changes))
-    if other:
-        return f"the request calls it {other!r}, a name the best match does not hold"
-    head = _head_of(intent.topic) if few_words else None
+    head = _head_of(intent.topic) if by_words else None
     if head is not None and coverage(head.words, texts[best.id]) < 1:
         # Does the thing named make the request any nearer the memory, or
         # is the match all in what it is for ("the bank loan for the
@@ -230,20 +220,6 @@ def sure_of_planted(complaint: Complaint, best: Candidate) -> tuple[bool, str]:
         True,
         f"sure: the one memory that reads as planted {kind}, as the request says",
     )
-
-
-def _another_name(topic: str, text: str) -> str | None:
-    """A name the request gives ("my niece is called Sophie") that the matched
-    memory does not hold, when the request corrects no name the memory holds
-    ("her name is Nkechi, not Nneka" is a correction, and acts)."""
-    held = {stem(w) for w in content_words(text)}
-    given = [
-        m
-        for m in _NAMED_AS.findall(topic)
-        if content_words(m) and stem(m.lower()) not in held
-    ]
-    denied = [m for m in _NOT_NAMED.findall(topic) if stem(m.lower()) in held]
-    return given[0] if given and not denied else None
 
 
 class _Head(NamedTuple):

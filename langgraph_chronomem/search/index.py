@@ -364,6 +364,7 @@ class SearchIndex:
                     lambda: self._on_vectors(lambda v: v.present(changes=True)),
                     config,
                     functools.cache(functools.partial(load_reranker, config)),
+                    models.common_words,
                 )
             return self._resolver
 

@@ -50,7 +50,15 @@ from typing import Literal
 from langgraph_chronomem.search import phrasing
 from langgraph_chronomem.search.times import NUMBERS, TimeWindow, take_time
 
-__all__ = ["Intent", "TimeWindow", "content_words", "parse"]
+__all__ = [
+    "Intent",
+    "TimeWindow",
+    "content_words",
+    "first_sentence",
+    "last_sentence",
+    "parse",
+    "units_apart",
+]
 
 Kind = Literal["undo", "restore", "before", "at", "still", "redo", "none"]
 
@@ -106,12 +114,16 @@ def _asked_of(tool: str, said: str) -> str:
     )
 
 
+_LINE_BREAK = re.compile(r"(?<![.!?;:,\s])[ \t]*\n\s*")
+
+
 def _plain(text: str) -> str:
     """`text` with typographic quotes and dashes made plain, chat spellings
     ("can u", "dont") written out, and an agent's spellings read as said:
     "delete_memory: X" as "delete X", `undo_memory(request="X")` and
-    `{"request": "X"}` as X."""
-    text = text.translate(phrasing.PLAIN)
+    `{"request": "X"}` as X. A message sent in lines is read as sentences:
+    "sales were wild this week\nforget the launch note" asks in its second."""
+    text = _LINE_BREAK.sub(". ", text.translate(phrasing.PLAIN).strip())
     called = phrasing.CALLED.match(text)
     if called:
         text = _asked_of(called["tool"], called["said"])
@@ -159,6 +171,66 @@ def content_words(topic: str) -> list[str]:
     ]
 
 
+def first_sentence(text: str) -> str:
+    """`text` up to the end of its first sentence (a full stop after an
+    abbreviation or an initial ends none).
+
+        >>> first_sentence("the note about St. Albert. It was wrong")
+        'the note about St. Albert'
+    """
+    for end in phrasing.SENTENCE_END.finditer(text):
+        last = text[: end.start()].split()[-1:]
+        word = last[0].lower() if last else ""
+        stop = end.group().startswith(".")
+        if stop and (phrasing.ABBREVIATION.fullmatch(f"{word}.") or _initial(word)):
+            continue
+        return text[: end.start()]
+    return text
+
+
+def last_sentence(text: str) -> str:
+    """`text` from the start of its last sentence, or of as many last
+    sentences as it takes to name two things ("... Nneka!! my cousin.").
+
+        >>> last_sentence("Good morning. If you have Karen in Louisville, ")
+        'If you have Karen in Louisville, '
+        >>> last_sentence("Her name is Nkechi not Nneka!! my cousin. ")
+        'Her name is Nkechi not Nneka!! my cousin. '
+    """
+    rest, starts = text, [0]
+    while rest:
+        sentence = first_sentence(rest)
+        if sentence == rest:
+            break
+        starts.append(len(text) - len(rest) + len(sentence) + 1)
+        rest = rest[len(sentence) + 1 :]
+    for start in reversed(starts):
+        if len(content_words(text[start:])) >= 2:
+            return text[start:].lstrip()
+    return text
+
+
+def _initial(word: str) -> bool:
+    return len(word) == 1 and word.isalpha()
+
+
+_UNIT = re.compile(
+    r"(?i)^(\d+(?:[.,]\d+)?)(cm|mm|km|m|kg|g|lbs?|ml|l|gb|tb|mb|kb|hz|khz|mhz|ghz"
+    r"|k|am|pm|h|hrs?|mins?|s|st|nd|rd|th|mg|mcg|yo|x)$"
+)
+
+
+def units_apart(word: str) -> list[str]:
+    """A number run into its unit, apart, as memory may write it: `58cm` is
+    `58 cm`; any other word stays whole.
+
+        >>> units_apart("58cm"), units_apart("3pm"), units_apart("8a")
+        (['58', 'cm'], ['3', 'pm'], ['8a'])
+    """
+    found = _UNIT.match(word)
+    return [found[1], found[2]] if found else [word]
+
+
 def _clean(text: str) -> str:
     return re.sub(r"\s+|\(\s*\)", " ", text).strip(" .,!?;:'\"-()")
 
@@ -191,6 +263,9 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
     if not key["key"] and not window and phrasing.OLD_THING.match(text):
         return Intent("restore", topic)  # "go back to the old answer rules"
     if (key["key"] or "").lower() in ("before", "prior to"):
+        gone = phrasing.REMOVED.match(text) or phrasing.REMOVAL.match(text)
+        if gone and _topic(text[gone.end() :]):  # "before you deleted X": X held
+            return Intent("still", _topic(text[gone.end() :]), window)
         if not topic and not window:  # "make it like it was before"
             return Intent("undo", "")
         return Intent("before" if topic else "at", topic, window)
@@ -345,11 +420,16 @@ def _parse(request: str, now: datetime) -> Intent:
     if match.lastgroup in ("back", "when"):
         back = _back(rest, window)
         return replace(back, asked=back.asked and not unsure)
-    before = _topic(text[: match.start()])
+    # what is undone lies in the sentence of the command: the one before it
+    # ("If you have Karen down in Louisville, remove it"), or its own
+    before = _topic(last_sentence(text[: match.start()]))
     named = phrasing.PRONOUN.match(_clean(rest)) or phrasing.OBJECT_PRONOUN.search(
         match.group()
     )
-    topic = "" if before and named else _topic(rest)
+    # "the Lisbon trip - delete. Not happening.": the command ends its
+    # sentence, so what it undoes came before it
+    ended = re.match(r"\s*[.!?;]", rest)
+    topic = "" if before and (named or ended) else _topic(first_sentence(rest))
     if (
         not topic
         and phrasing.RECENT.search(rest)

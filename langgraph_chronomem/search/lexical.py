@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.types import Namespace
-from langgraph_chronomem.search.intent import content_words
+from langgraph_chronomem.search.intent import content_words, units_apart
 from langgraph_chronomem.search.times import TimeWindow
 
 __all__ = ["LexicalHit", "bm25"]
@@ -54,9 +54,11 @@ def bm25(
 
     `side="new"` matches what each change introduced, `"old"` what it replaced.
     """
+    words = content_words(topic)
+    words += [part for word in words for part in units_apart(word) if part != word]
     rows = tx.search_changes(
         scope,
-        content_words(topic),
+        words,
         side=side,
         limit=n,
         since=window.start if window else None,

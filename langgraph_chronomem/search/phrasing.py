@@ -238,6 +238,9 @@ CLAUSES = [
         r"(?:\s+(?:really|probably|just|definitely|like))?)"
         rf"\s+(?:{_VERB})\b"
     ),
+    # one word of address before the command, in any language: "Biko, take
+    # out ...", "Abeg remove ...", "... again. Anyway forget ..."
+    re.compile(rf"(?i)(?:^|[.!?;]\s+)\W*[^\W\d_]+,?\s+(?:{_VERB})\b"),
 ]
 
 BACK_KEY = re.compile(
@@ -337,6 +340,10 @@ STOPWORDS = frozenset(
 )
 
 WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+SENTENCE_END = re.compile(r"[.!?;]+(?=\s|$)|\n")
+ABBREVIATION = re.compile(  # its full stop ends no sentence: "St. Albert"
+    r"(?i)\b(st|dr|mr|mrs|ms|mt|ft|jr|sr|prof|no|vs|etc|approx)\."
+)
 
 EXCEPT = re.compile(  # "the gym, not the cat", "the diet (not the allergy!)"
     r"(?i)\s*(?:(?:[,;]\s*)?(?:apart\s+from|except(?:\s+for)?|other\s+than|besides)\s+"
@@ -403,8 +410,10 @@ NOW_SAYS = re.compile(  # "now it's all X": what a restore replaces, not brings 
     r"|they(?:'re|\s+are)|the\s+note\s+(?:just\s+)?says)\b[^.;:!?]*"
 )
 
-PRONOUN = re.compile(
+PRONOUN = re.compile(  # not "that" before a clause: "remove that I work Mondays"
     r"(?i)^(?:(?:any|all)\s+of\s+)?(?:it|that|this|them|those|these|the\s+same)\b"
+    r"(?!\s+(?:I|I'm|my|we|we're|our|he|he's|she|she's|they|they're|their|you"
+    r"|your|his|her)\b)"
 )
 
 REMOVAL = re.compile(  # "undo deleting X", "reverse the removal of X": a restore

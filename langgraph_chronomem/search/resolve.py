@@ -30,6 +30,7 @@ import numpy as np
 
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.describe import change_text
+from langgraph_chronomem.engine.fields import changed_fields, field_text
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
 from langgraph_chronomem.errors import CompactedError, InvalidRequestError
@@ -52,11 +53,13 @@ from langgraph_chronomem.search.decide import (
     sure,
     sure_of_planted,
 )
+from langgraph_chronomem.search.held import Said, missing
 from langgraph_chronomem.search.intent import Intent, parse
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.suspect import (
     Planted,
     about_injected,
+    imitates,
     named_kind,
     planted,
 )
@@ -75,7 +78,11 @@ __all__ = [
 
 # How much deeper the dense side looks for a request about a planted memory.
 _WIDER = 10
-_CHANGE_ID = re.compile(r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+))?$")
+_CHANGE_ID = re.compile(
+    r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+)(?:/([^\s/]+))?)?$"
+)
+# The commits an undo makes.
+_UNDOS = ("rollback", "revert")
 # "undo the last 3 ...": a count, never a change id, whatever the parser made of it
 _COUNTED = re.compile(r"(?i)\b(?:last|latest|previous|recent|past|steps)\b")
 # "I want the original one back": of the matched memory's versions, its first
@@ -150,6 +157,8 @@ class Resolver:
         config: The knobs.
         load_ranker: Returns a FlashRank `Ranker`, or `None` for no rerank
             (called on first use).
+        common_words: Returns the ordinary words (`search.held`), or `None`
+            when none are known (called on first use).
     """
 
     def __init__(
@@ -158,11 +167,13 @@ class Resolver:
         vectors: Callable[[], VectorIndex],
         config: ResolverConfig,
         load_ranker: Callable[[], Any | None],
+        common_words: Callable[[], frozenset[str] | None] = lambda: None,
     ) -> None:
         self.engine = engine
         self.vectors = vectors
         self.config = config
         self.load_ranker = load_ranker
+        self.common_words = common_words
         self._pool = concurrent.futures.ThreadPoolExecutor(
             1, thread_name_prefix="chronomem-dense"
         )
@@ -247,9 +258,7 @@ class Resolver:
                         lexical[i] = [h.row_id for h in hits]
         query, similar = dense.result() if dense else (None, [])
         with self.engine.transaction(write=False) as tx:
-            picks = self._fuse(
-                tx, scope, intent, lexical, similar, query, side, weak=injected
-            )
+            picks = self._fuse(tx, scope, intent, lexical, similar, query, side)
             complaint = None
             if injected:
                 picks, complaint = _planted_first(tx, picks, named_kind(base.request))
@@ -258,7 +267,7 @@ class Resolver:
                     base,
                     reason=f"nothing in this memory's history matches {intent.topic!r}",
                 )
-            return self._decide(tx, scope, base, picks, k, mode, complaint)
+            return self._decide(tx, scope, base, picks, k, mode, query, complaint)
 
     def _dense(
         self, scope: Namespace, intent: Intent, side: str, depth: int
@@ -286,12 +295,11 @@ class Resolver:
         similar: list[int],
         query: np.ndarray | None,
         side: str,
-        *,
-        weak: bool = False,
     ) -> list[_Pick]:
-        """Both rankings, the dense one re-scored with the contrast, fused;
-        none when no word matches and nothing is close in meaning, unless
-        `weak` matches are wanted.
+        """Both rankings, the dense one re-scored with the contrast, fused.
+        Whatever the request, the nearest changes in meaning come back: an
+        agent offered the closest memories can ask which one, where "nothing
+        matches" reads as "I don't remember that".
 
         A time in the request ("last week") is a preference, not a filter: the
         changes made then are ranked once more, among themselves, so a date the
@@ -304,16 +312,6 @@ class Resolver:
         dense_scores = (
             self._contrast(scope, query, side, links) if query is not None else {}
         )
-        if (
-            not weak
-            and not words
-            and not windowed
-            and (
-                not dense_scores
-                or max(dense_scores.values()) < self.config.min_similarity
-            )
-        ):
-            return []
         dense = sorted(dense_scores, key=lambda r: -dense_scores[r])
         rankings, weights = [words, dense], self._weights(tx, intent, side, words)
         if intent.window is not None:
@@ -390,6 +388,7 @@ class Resolver:
         picks: list[_Pick],
         k: int,
         mode: Mode,
+        query: np.ndarray | None,
         complaint: Complaint | None = None,
     ) -> Resolution:
         """Turn the best picks into candidates, and decide whether to act alone.
@@ -407,13 +406,12 @@ class Resolver:
             self.load_ranker() if self.config.rerank_top and not complaint else None
         )
         wanted = max(k, self.config.rerank_top) if ranker is not None else k
-        found: list[Candidate] = []
-        texts: dict[str, str] = {}  # each candidate's matched side, as words
+        changes: list[tuple[Candidate, str, str]] = []  # with words, context
         for pick in picks:
-            if len(found) == wanted:
+            if len(changes) == wanted:
                 break
             target = pick.version + offset
-            if action == "rollback" and any(c.target == target for c in found):
+            if action == "rollback" and any(c.target == target for c, *_ in changes):
                 continue
             commits = tx.log(scope, version=pick.version)
             change = _change_of(tx, commits[0], pick.row_id) if commits else None
@@ -423,25 +421,32 @@ class Resolver:
             words = f"{text.new if side == 'new' else text.old} {text.context}"
             scores = replace(pick.scores, coverage=coverage(base.intent.topic, words))
             change_id = f"{pick.version}.{commits[0].changes.index(change) + 1}"
-            texts[change_id] = words
-            found.append(
-                Candidate(
-                    change_id,
-                    commits[0],
-                    (change,),
-                    target,
-                    action,
-                    (),
-                    (),
-                    scores,
-                )
-            )
+            candidate = Candidate(
+                change_id, commits[0], (change,), target, action, (), (), scores
+            )  # fmt: skip
+            changes.append((candidate, words, text.context))
+        found, texts = self._by_field(changes, side, base.intent.topic, query)
         if ranker is not None:
             passages = [texts[c.id] for c in found]  # what the rerank reads
             found = self._rerank(ranker, base.intent.topic, found, passages)
         if kind == "restore" and _ORIGINAL.search(base.request):
             found = _earliest_first(found)
-        candidates = [self._effect(tx, scope, base.head, c) for c in found[:k]]
+        suspects = set()
+        if complaint is None:  # a planted memory never outranks what it imitates
+            suspects = {
+                c.id
+                for c in found
+                if planted(texts[c.id]) or imitates(texts[c.id], base.request)
+            }
+            found.sort(key=lambda c: c.id in suspects)
+        named = Said.of(base.intent.topic, self.common_words(), base.request)
+        candidates = [
+            replace(
+                self._effect(tx, scope, base.head, c),
+                lacking=tuple(missing(named, texts[c.id])),
+            )
+            for c in found[:k]
+        ]
         if not candidates:
             return replace(base, reason="nothing matched")
         if complaint is None:
@@ -454,13 +459,101 @@ class Resolver:
             candidates,
             texts,
             lambda texts: self.vectors().embeddings.embed_documents(texts),
-            few_words=complaint is None,
+            by_words=complaint is None,
+            named=bool(named),
         )
         if why_not:
             decided, reason = False, why_not
+        if decided and candidates[0].id in suspects:
+            decided, reason = (
+                False,
+                (
+                    "the best match reads as planted, not learned (a run of keywords "
+                    "or text for the assistant): confirmed first"
+                ),
+            )
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
         )
+
+    def _by_field(
+        self,
+        changes: list[tuple[Candidate, str, str]],
+        side: str,
+        topic: str,
+        query: np.ndarray | None,
+    ) -> tuple[list[Candidate], dict[str, str]]:
+        """The candidates, each change to a record (`engine.fields`) as the
+        request names it, with each candidate's matched words by id.
+
+        A change to a record comes first as its field the request means: the
+        one its words name ("forget that I'm vegetarian": the profile's
+        `diet`), or the one nearest in meaning when they name none (if it is
+        `act_similarity` near), and then whole (when it changed several
+        fields); as a whole when the words name several of its fields
+        ("forget my cat Miso"). Reverting one field keeps what the record's
+        other fields became since.
+        """
+        fields = [self._record_fields(c, side) for c, *_ in changes]
+        said = {
+            (i, name): f"{field_text(self._side(c, side), (name,))} {context}"
+            for i, ((c, _, context), names) in enumerate(
+                zip(changes, fields, strict=True)
+            )
+            for name in names
+        }
+        near: dict[tuple[int, str], float] = {}
+        if said and query is not None:  # one call for every field of the picks
+            vectors = self.vectors().embeddings.embed_documents(list(said.values()))
+            near = {
+                k: float(np.dot(query, unit(v)))
+                for k, v in zip(said, vectors, strict=True)
+            }
+        found, texts = [], {}
+        for i, ((candidate, words, _), names) in enumerate(
+            zip(changes, fields, strict=True)
+        ):
+            named = [n for n in names if coverage(topic, said[i, n])]
+            if not names or len(named) > 1:
+                found.append(candidate)
+                texts[candidate.id] = words
+                continue
+            name = max(named or names, key=lambda n: near.get((i, n), 0.0))
+            if not named and near.get((i, name), 0.0) < self.config.act_similarity:
+                found.append(candidate)  # no field is what it means: the whole
+                texts[candidate.id] = words
+                continue
+            one = replace(
+                candidate,
+                id=f"{candidate.id}/{name}",
+                changes=(replace(candidate.changes[0], fields=(name,)),),
+                scores=replace(
+                    candidate.scores,
+                    coverage=coverage(topic, said[i, name]),
+                    dense_score=near.get((i, name), candidate.scores.dense_score),
+                ),
+            )
+            found.append(one)
+            texts[one.id] = said[i, name]
+            if len(names) > 1:
+                found.append(candidate)
+                texts[candidate.id] = words
+        return found, texts
+
+    @staticmethod
+    def _side(candidate: Candidate, side: str) -> Any:
+        change = candidate.changes[0]
+        return change.new if side == "new" else change.old
+
+    @staticmethod
+    def _record_fields(candidate: Candidate, side: str) -> tuple[str, ...]:
+        """The fields a candidate's change set, changed or dropped, when it is a
+        revert of a change to a record that still stands; else `()`."""
+        change = candidate.changes[0]
+        matched = change.new if side == "new" else change.old
+        if candidate.action != "revert" or change.new is None or matched is None:
+            return ()
+        return changed_fields(change.old, change.new)
 
     @staticmethod
     def _effect(
@@ -471,7 +564,10 @@ class Resolver:
         conflicts: tuple[Conflict, ...] = ()
         if candidate.action == "revert":
             diff, conflicts = tx.revert_effect(
-                scope, candidate.commit.version, items=candidate.items
+                scope,
+                candidate.commit.version,
+                items=candidate.items,
+                fields=candidate.fields,
             )
             changes: Iterator[Change] = iter(diff)
         else:
@@ -511,22 +607,30 @@ class Resolver:
         ref: re.Match[str],
         mode: Mode,
     ) -> Resolution:
-        """A change named by its id ("12.2", or "12" for the whole commit)."""
-        version, position = int(ref[1]), ref[2]
+        """A change named by its id ("12.2", "12" for the whole commit, or
+        "12.2/diet" for one field of a record it changed)."""
+        version, position, field = int(ref[1]), ref[2], ref[3]
         commits = tx.log(scope, version=version) if 1 <= version <= base.head else []
+        missing = replace(base, reason=f"this memory has no change {ref[0]}")
         if not commits or not commits[0].changes:
-            return replace(base, reason=f"this memory has no change {ref[0]}")
+            return missing
         commit = commits[0]
         changes = commit.changes
         if position is not None:
             if not 1 <= int(position) <= len(changes):
-                return replace(base, reason=f"this memory has no change {ref[0]}")
+                return missing
             changes = (changes[int(position) - 1],)
+        if field is not None:
+            change = changes[0]
+            if field not in changed_fields(change.old, change.new):
+                return missing
+            changes = (replace(change, fields=(field,)),)
         kind = base.intent.kind if base.intent.kind in PLAN else "undo"
         _, offset, action = PLAN[kind]
         if mode != "auto" and kind in ("undo", "restore", "before"):
             action = mode
         change_id = f"{version}.{position}" if position else str(version)
+        change_id += f"/{field}" if field else ""
         candidate = self._effect(tx, scope, base.head, Candidate(
             change_id, commit, changes, version + offset, action, (), (),
             StageScores(),
@@ -561,6 +665,8 @@ class Resolver:
             commits = [c for c in commits if window is None or c.created_at in window]
         if not commits:
             return replace(base, reason="no change in that time")
+        if (kind, count, window) == ("undo", 1, None) and commits[0].op in _UNDOS:
+            return self._after_an_undo(tx, scope, base, commits[0])
         commit = commits[-1] if everything else commits[: max(count, 1)][-1]
         several = everything or count > 1
         action: Action = (
@@ -590,14 +696,34 @@ class Resolver:
         said = f"the last {count} changes" if several else "the latest change"
         return replace(found, decided=True, reason=said)
 
+    def _after_an_undo(
+        self, tx: LogTransaction, scope: Namespace, base: Resolution, undo: Commit
+    ) -> Resolution:
+        """ "Undo the last thing" right after an undo: redoing it would bring
+        back what the person just asked to forget, and in a chat they most
+        likely mean the last fact they gave. Both are offered: the undo
+        itself, and the newest change that was no undo."""
+        offered = [self._redo(tx, scope, base).candidates[0]]
+        saved = tx.log(scope, limit=1, not_ops=(*_UNDOS, "propose", "reject"))
+        if saved and saved[0].changes:
+            last = saved[0]
+            change = Candidate(
+                str(last.version), last, last.changes, last.version - 1, "revert",
+                (), (), StageScores(),
+            )  # fmt: skip
+            offered.append(self._effect(tx, scope, base.head, change))
+        reason = (
+            f"the latest change (v{undo.version}) is itself an undo: undo it "
+            "(bring back what it removed), or the last change before it?"
+        )
+        return replace(base, candidates=tuple(offered), reason=reason)
+
     def _redo(
         self, tx: LogTransaction, scope: Namespace, base: Resolution
     ) -> Resolution:
         """Redo = undo the last undo (a rollback or a revert): revert it, so what
         came after it stays."""
-        undos = [
-            c for op in ("rollback", "revert") for c in tx.log(scope, op=op, limit=1)
-        ]
+        undos = [c for op in _UNDOS for c in tx.log(scope, op=op, limit=1)]
         if not undos:
             return replace(base, reason="there is no rollback or revert to redo")
         last = max(undos, key=lambda c: c.version)

@@ -21,6 +21,9 @@ of this shape first instead.
     False
     >>> named_kind("the keyword soup from that page I pasted, bin it")
     'keywords'
+    >>> imitates("move New York update home city Boston move",
+    ...          "undo the update about my move to New York")
+    True
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-__all__ = ["Planted", "about_injected", "named_kind", "planted"]
+__all__ = ["Planted", "about_injected", "imitates", "named_kind", "planted"]
 
 Planted = Literal["instructions", "keywords"]
 """What a planted memory is: text for the assistant, or a run of keywords."""
@@ -80,6 +83,25 @@ def planted(text: str) -> Planted | None:
         return None
     function = sum(w.lower() in _FUNCTION for w in words)
     return "keywords" if function / len(words) <= 0.12 else None
+
+
+def imitates(text: str, request: str) -> bool:
+    """Whether a memory reads as made to be found by this request rather than
+    learned: a run of bare words with no sentence in it, half of them or more
+    the request's own words. A real memory holding the request's words says
+    them in a sentence, or as a list or an attribute line, with its commas.
+
+        >>> imitates("Diet: vegetarian; allergies: none", "forget my diet")
+        False
+    """
+    run = _LABEL.sub("", text, count=1)
+    if re.search(r"[,;.!?]\s", run + " "):
+        return False
+    words = [w.lower() for w in _WORD.findall(run)]
+    if len(words) < 5 or sum(w in _FUNCTION for w in words) > len(words) * 0.12:
+        return False
+    asked = {w.lower() for w in _WORD.findall(request)}
+    return sum(w in asked for w in words) >= len(words) / 2
 
 
 # What the person says the memory came from, and how they disown it.
