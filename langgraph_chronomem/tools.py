@@ -64,12 +64,13 @@ logger = logging.getLogger(__name__)
 
 _UNDO = (
     "Undo a change to what you remember about the user. `request` is best a change "
-    "id from memory_history (e.g. '12.2'); else restate what to undo in the "
-    "memory's own words ('undo: User plans to move to Mars'), say 'go back to when "
-    "...' to restore the whole memory to a moment, or 'redo'. Only the matched "
-    "memory changes unless whole_memory is true. Nothing changes unless the match "
-    "is certain: otherwise you get candidates with ids; pick one with the person "
-    "and call again with its id."
+    "id from memory_history or an earlier reply (e.g. '12.2', or '12.2/diet' for one "
+    "field of a profile); else the user's own words ('forget that I moved to Rome'), "
+    "'go back to when ...' to restore the whole memory to a moment, or 'redo'. Only "
+    "the matched memory changes unless whole_memory is true. It acts alone only when "
+    "one change holds everything the request names; otherwise nothing changes and "
+    "you get candidates with ids: ask the person which one they mean, then call "
+    "again with its id."
 )
 _HISTORY = (
     "Find past changes to what you remember about the user, e.g. 'my home city' or "
