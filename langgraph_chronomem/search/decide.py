@@ -25,8 +25,8 @@ from langgraph_chronomem.engine.fields import full_text
 from langgraph_chronomem.search.candidates import (
     Candidate,
     ResolverConfig,
-    coverage,
 )
+from langgraph_chronomem.search.held import holds
 from langgraph_chronomem.search.intent import Intent, content_words
 from langgraph_chronomem.search.suspect import Planted, planted
 from langgraph_chronomem.search.vectors import unit
@@ -81,7 +81,8 @@ def sure(config: ResolverConfig, candidates: Sequence[Candidate]) -> tuple[bool,
     close in meaning, and no other candidate holds as much of what the request
     says (another memory, or another change of the same one, that holds every
     term the request names and as many of its words: the request does not
-    pick one); a whole-scope rollback also holds at least half of the
+    pick one). A whole-scope rollback undoes every change since, so both
+    searches must rank it first and it must hold at least half of the
     request's words.
 
     It weighs no lead over the runner-up: with a new user's few memories,
@@ -121,6 +122,10 @@ def sure(config: ResolverConfig, candidates: Sequence[Candidate]) -> tuple[bool,
             f"{config.act_similarity} to act",
         ),
         (rival is None, _rivalry(best, rival)),
+        (
+            not rollback or first.bm25_rank == first.dense_rank == 1,
+            "a rollback of the whole memory needs both searches to rank it first",
+        ),
         (
             not rollback or first.coverage >= config.act_coverage_rollback,
             f"a rollback of the whole memory needs the request's words to pick "
@@ -184,7 +189,7 @@ def offered(
             "best match does not hold"
         )
     head = _head_of(intent.topic) if by_words else None
-    if head is not None and coverage(head.words, texts[best.id]) < 1:
+    if head is not None and not holds(texts[best.id], head.words):
         # Does the thing named make the request any nearer the memory, or
         # is the match all in what it is for ("the bank loan for the
         # workshop" is no nearer the workshop's memory than "the workshop")?

@@ -54,7 +54,7 @@ from langgraph_chronomem.search.intent import (
 )
 from langgraph_chronomem.search.phrasing import ABBREVIATION, PLAIN, STOPWORDS, WORD
 
-__all__ = ["Said", "Term", "missing", "reasons"]
+__all__ = ["Said", "Term", "holds", "missing", "reasons"]
 
 # Words any request about memory may use, naming no memory.
 _GENERIC = frozenset(
@@ -81,7 +81,11 @@ _CLASSES = frozenset(
     father-in-law mother-in-law in-law in-laws godmother godfather godson
     goddaughter friend colleague coworker boss manager neighbour neighbor
     red orange yellow green blue purple violet pink brown black white grey gray
-    silver gold golden beige navy maroon teal turquoise cream
+    silver gold golden beige navy maroon teal turquoise cream charcoal graphite
+    obsidian ivory olive khaki mint lilac lavender burgundy crimson scarlet amber
+    bronze copper sage aqua coral peach magenta indigo tan taupe mustard ochre
+    emerald jade cobalt azure cyan fuchsia plum rose ruby sapphire slate
+    champagne chocolate caramel hazel walnut oak
     monday tuesday wednesday thursday friday saturday sunday weekday weekend
     january february march april june july august september october
     november december spring summer autumn winter
@@ -292,6 +296,18 @@ def missing(said: Said, text: str) -> list[str]:
     """The request's terms `text` does not hold, when each is a reason to ask
     (specific, or a substitution; module docstring), as the request wrote them."""
     return [word for word, _ in reasons(said, text)]
+
+
+def holds(text: str, words: str) -> bool:
+    """Whether `text` holds every content word of `words` (by form or variant).
+
+    >>> holds("a navy Surly Cross-Check (58 cm)", "58cm frame")
+    False
+    >>> holds("a navy Surly Cross-Check (58 cm)", "58cm surly")
+    True
+    """
+    held = _forms(text)
+    return all(_held(word, held) for word in content_words(words))
 
 
 def reasons(said: Said, text: str) -> list[tuple[str, str]]:

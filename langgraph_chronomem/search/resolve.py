@@ -20,6 +20,8 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -81,6 +83,8 @@ _WIDER = 10
 _CHANGE_ID = re.compile(
     r"(?i)^(?:change\s+|commit\s+)?[#v]?(\d+)(?:\.(\d+)(?:/([^\s/]+))?)?$"
 )
+# How many texts' vectors a resolver keeps (`Resolver._embed`).
+_KEPT = 4096
 # The commits an undo makes.
 _UNDOS = ("rollback", "revert")
 # "undo the last 3 ...": a count, never a change id, whatever the parser made of it
@@ -174,9 +178,27 @@ class Resolver:
         self.config = config
         self.load_ranker = load_ranker
         self.common_words = common_words
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # texts'
+        self._vectors_lock = threading.Lock()
         self._pool = concurrent.futures.ThreadPoolExecutor(
             1, thread_name_prefix="chronomem-dense"
         )
+
+    def _embed(self, texts: Sequence[str]) -> list[np.ndarray]:
+        """Unit vectors of `texts`, the last `_KEPT` embedded kept: a record's
+        field texts come up request after request."""
+        with self._vectors_lock:
+            new = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        found = self.vectors().embeddings.embed_documents(new) if new else []
+        with self._vectors_lock:
+            for text, vector in zip(new, found, strict=True):
+                self._vectors[text] = unit(vector)
+            vectors = [self._vectors[t] for t in texts]
+            for text in texts:
+                self._vectors.move_to_end(text)
+            while len(self._vectors) > _KEPT:
+                self._vectors.popitem(last=False)
+        return vectors
 
     def close(self) -> None:
         """Stop the worker thread."""
@@ -502,24 +524,34 @@ class Resolver:
             )
             for name in names
         }
+        named = {
+            i: [n for n in names if coverage(topic, said[i, n])]
+            for i, names in enumerate(fields)
+        }
+        # a field's own nearness is needed where the change's vector is not
+        # the field's: a change to several fields, or the side it replaced
+        weigh = [
+            (i, n)
+            for i, names in enumerate(fields)
+            if len(named[i]) < 2 and (len(names) > 1 or side == "old")
+            for n in named[i] or names
+        ]
         near: dict[tuple[int, str], float] = {}
-        if said and query is not None:  # one call for every field of the picks
-            vectors = self.vectors().embeddings.embed_documents(list(said.values()))
+        if weigh and query is not None:
+            vectors = self._embed([said[k] for k in weigh])
             near = {
-                k: float(np.dot(query, unit(v)))
-                for k, v in zip(said, vectors, strict=True)
+                k: float(np.dot(query, v)) for k, v in zip(weigh, vectors, strict=True)
             }
         found, texts = [], {}
         for i, ((candidate, words, _), names) in enumerate(
             zip(changes, fields, strict=True)
         ):
-            named = [n for n in names if coverage(topic, said[i, n])]
-            if not names or len(named) > 1:
+            if not names or len(named[i]) > 1:
                 found.append(candidate)
                 texts[candidate.id] = words
                 continue
-            name = max(named or names, key=lambda n: near.get((i, n), 0.0))
-            if not named and near.get((i, name), 0.0) < self.config.act_similarity:
+            name = max(named[i] or names, key=lambda n: near.get((i, n), 0.0))
+            if not named[i] and near.get((i, name), 0.0) < self.config.act_similarity:
                 found.append(candidate)  # no field is what it means: the whole
                 texts[candidate.id] = words
                 continue
