@@ -612,9 +612,8 @@ def test_a_command_held_back_for_one_memory_asks_for_the_other(
 @pytest.mark.parametrize(
     ("request_", "topic"),
     [
-        # the last sentence before the command that names two things
         ("Re Kirsty. 'Absolute delight' was sarcasm. Delete whatever you saved off "
-         "the back of that.", "Absolute delight' was sarcasm"),
+         "the back of that.", "Re Kirsty. 'Absolute delight' was sarcasm"),
         ("The Madrid plan was a daydream. Remove anything you stored because of it.",
          "The Madrid plan was a daydream"),
         ("forget everything related to that", ""),

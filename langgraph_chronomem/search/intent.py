@@ -43,7 +43,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Literal
 
@@ -75,6 +75,11 @@ class Intent:
     I've moved, forget X"), someone else's doing ("my landlord wants to remove
     the carpet"), "the last few changes", or a correction the parser cannot
     follow. Such an undo may be offered, never done alone.
+
+    `named` is the part of the topic in the command's own sentence, when the
+    topic runs over several before it ("Good morning. ... If you have Karen down
+    in Louisville, remove it"): the search reads the whole topic, the check of
+    what a change must hold (`search.held`) reads what the command names.
     """
 
     kind: Kind
@@ -82,6 +87,12 @@ class Intent:
     window: TimeWindow | None = None
     count: int = 1
     asked: bool = True
+    named: str = field(default="", compare=False, repr=False)
+
+    @property
+    def names(self) -> str:
+        """What the command names: `named`, else the topic."""
+        return self.named or self.topic
 
 
 def _said_in(value: object) -> str | None:
@@ -420,9 +431,7 @@ def _parse(request: str, now: datetime) -> Intent:
     if match.lastgroup in ("back", "when"):
         back = _back(rest, window)
         return replace(back, asked=back.asked and not unsure)
-    # what is undone lies in the sentence of the command: the one before it
-    # ("If you have Karen down in Louisville, remove it"), or its own
-    before = _topic(last_sentence(text[: match.start()]))
+    before = _topic(text[: match.start()])
     named = phrasing.PRONOUN.match(_clean(rest)) or phrasing.OBJECT_PRONOUN.search(
         match.group()
     )
@@ -485,7 +494,11 @@ def _parse(request: str, now: datetime) -> Intent:
             return Intent(
                 kind, _topic(named_by[found.end() :]), window, asked=not unsure
             )
-    return Intent("undo", topic or before, window, asked=not unsure)
+    if topic:
+        return Intent("undo", topic, window, asked=not unsure)
+    # what the command names lies in the sentences just before it
+    just_before = _topic(last_sentence(text[: match.start()]))
+    return Intent("undo", before, window, asked=not unsure, named=just_before)
 
 
 def _about_the_tool(plain: str, rest: str) -> bool:

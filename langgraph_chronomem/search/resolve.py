@@ -461,7 +461,7 @@ class Resolver:
                 if planted(texts[c.id]) or imitates(texts[c.id], base.request)
             }
             found.sort(key=lambda c: c.id in suspects)
-        named = Said.of(base.intent.topic, self.common_words(), base.request)
+        named = Said.of(base.intent.names, self.common_words(), base.request)
         candidates = [
             replace(
                 self._effect(tx, scope, base.head, c),
