@@ -487,12 +487,10 @@ class Resolver:
         if why_not:
             decided, reason = False, why_not
         if decided and candidates[0].id in suspects:
-            decided, reason = (
-                False,
-                (
-                    "the best match reads as planted, not learned (a run of keywords "
-                    "or text for the assistant): confirmed first"
-                ),
+            decided = False
+            reason = (
+                "the best match reads as planted, not learned (a run of keywords "
+                "or text for the assistant): confirmed first"
             )
         return replace(
             base, candidates=tuple(candidates), decided=decided, reason=reason
@@ -518,7 +516,7 @@ class Resolver:
         """
         fields = [self._record_fields(c, side) for c, *_ in changes]
         said = {
-            (i, name): f"{field_text(self._side(c, side), (name,))} {context}"
+            (i, name): f"{field_text(_side_of(c, side), (name,))} {context}"
             for i, ((c, _, context), names) in enumerate(
                 zip(changes, fields, strict=True)
             )
@@ -573,17 +571,13 @@ class Resolver:
         return found, texts
 
     @staticmethod
-    def _side(candidate: Candidate, side: str) -> Any:
-        change = candidate.changes[0]
-        return change.new if side == "new" else change.old
-
-    @staticmethod
     def _record_fields(candidate: Candidate, side: str) -> tuple[str, ...]:
         """The fields a candidate's change set, changed or dropped, when it is a
         revert of a change to a record that still stands; else `()`."""
         change = candidate.changes[0]
-        matched = change.new if side == "new" else change.old
-        if candidate.action != "revert" or change.new is None or matched is None:
+        if candidate.action != "revert" or change.new is None:
+            return ()
+        if _side_of(candidate, side) is None:
             return ()
         return changed_fields(change.old, change.new)
 
@@ -643,19 +637,19 @@ class Resolver:
         "12.2/diet" for one field of a record it changed)."""
         version, position, field = int(ref[1]), ref[2], ref[3]
         commits = tx.log(scope, version=version) if 1 <= version <= base.head else []
-        missing = replace(base, reason=f"this memory has no change {ref[0]}")
+        absent = replace(base, reason=f"this memory has no change {ref[0]}")
         if not commits or not commits[0].changes:
-            return missing
+            return absent
         commit = commits[0]
         changes = commit.changes
         if position is not None:
             if not 1 <= int(position) <= len(changes):
-                return missing
+                return absent
             changes = (changes[int(position) - 1],)
         if field is not None:
             change = changes[0]
             if field not in changed_fields(change.old, change.new):
-                return missing
+                return absent
             changes = (replace(change, fields=(field,)),)
         kind = base.intent.kind if base.intent.kind in PLAN else "undo"
         _, offset, action = PLAN[kind]
@@ -799,6 +793,12 @@ def _planted_first(
     )
     rest = [p for p in picks if p.row_id not in found]
     return [*first, *rest], Complaint(named, tuple(found.values()))
+
+
+def _side_of(candidate: Candidate, side: str) -> Any:
+    """The value a candidate's change introduced (`new`) or replaced (`old`)."""
+    change = candidate.changes[0]
+    return change.new if side == "new" else change.old
 
 
 def _change_of(tx: LogTransaction, commit: Commit, row_id: int) -> Change | None:
