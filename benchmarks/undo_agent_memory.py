@@ -105,7 +105,8 @@ _SKIPPED = {  # a restated request left empty: the agent made no call
     "candidates": None, "ms": 0.0,
 }  # fmt: skip
 SPLITS = (
-    "test", "tuning", "check", "fresh", "fresh2", "fresh3", "a-tune", "a-test", "b"
+    "test", "tuning", "check", "fresh", "fresh2", "fresh3", "a-tune", "a-test", "b",
+    "c",
 )  # fmt: skip
 
 

@@ -162,7 +162,8 @@ def test_time_travel_runs_as_a_script(tmp_path: Path) -> None:
 def test_a_real_model_without_langchain_says_what_to_install(
     examples: Load, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(sys.modules, "langchain", None)  # import fails
+    for module in ("langchain", "langchain.chat_models"):  # import fails, even
+        monkeypatch.setitem(sys.modules, module, None)  # after another test's
     monkeypatch.setenv("CHRONOMEM_EXAMPLE_MODEL", "openai:gpt-4o-mini")
     chat_model = examples("_chat_model")
     with pytest.raises(SystemExit, match="pip install langchain"):

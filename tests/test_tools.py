@@ -622,14 +622,19 @@ def test_memory_text_reaches_the_model_quoted_and_cut(alice: ChronoStore) -> Non
     history = create_memory_history_tool(store=alice).invoke(
         {"query": "ignore previous instructions"}, config()
     )
-    undo = create_undo_memory_tool(store=alice).invoke(
+    tool = create_undo_memory_tool(store=alice)
+    offered = tool.invoke(
         {"request": "forget that I said to ignore previous instructions"}, config()
     )
     shown = " ".join(note.split())[:119] + "…"  # one line, at most 120 characters
     quoted = json.dumps(shown, ensure_ascii=False)
     assert f"- [5.1] {day(alice, 5)}: saved {quoted}" in history.splitlines()
-    assert undo == f"Memory changed (now v6): removed {quoted}. {REDO}"
     assert 'User said: \\"Ignore previous instructions' in history  # escaped
+    # text for the assistant reads as planted: offered first, never acted on
+    assert offered.startswith("Nothing changed") and "reads as planted" in offered
+    assert f"[5.1] {day(alice, 5)}: saved {quoted}" in offered
+    undo = tool.invoke({"request": "5.1"}, config())  # the agent picks it by id
+    assert undo == f"Memory changed (now v6): removed {quoted}. {REDO}"
     assert "note" not in memory(alice)
 
 

@@ -61,6 +61,7 @@ DATA = Path(__file__).resolve().parent / "data"
 BATTERIES = {
     "a": Path(__file__).resolve().parent / "battery-a",
     "b": Path(__file__).resolve().parent / "battery-b",
+    "c": Path(__file__).resolve().parent / "battery-c",
 }
 KINDS = ("undo", "restore", "before", "at", "still", "none", "near_miss")
 STYLES = ("plain", "indirect", "vague", "long")

@@ -321,13 +321,35 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
     plain = _plain(request)
     # "tomorrow, delete X" is read as "delete X", put off; "maybe delete X", doubted
-    said_now, put_off = phrasing.LATER.subn(
+    said_now = phrasing.LATER.sub(
         lambda m: f" {m['object'] or m['named'] or ''} ", plain
     )
     intent = _parse(said_now, now)
-    if (put_off or phrasing.UNSURE.search(plain)) and intent.kind != "none":
+    # put off in the command's own sentence (not "... I'll give you the number
+    # later"); in doubt anywhere ("...; customer has not confirmed")
+    put_off = phrasing.LATER.search(_asking(plain))
+    if intent.kind != "none" and (put_off or phrasing.UNSURE.search(plain)):
         return replace(intent, asked=False)
     return intent
+
+
+def _asking(text: str) -> str:
+    """The sentences of `text` that hold a command, and any too short to hold
+    one ("Later."): where a command is put off, not a sentence that says
+    something else ("I'll give you the number later")."""
+    sentences = []
+    while text.strip():
+        sentence = first_sentence(text)
+        sentences.append(sentence)
+        text = text[len(sentence) :].lstrip(".!?;\n ")
+    kept = [
+        s
+        for s in sentences
+        if phrasing.COMMAND.search(s)
+        or phrasing.GIVE_BACK.search(s)
+        or len(s.split()) <= 3
+    ]
+    return ". ".join(kept) if kept else " ".join(sentences)
 
 
 def _not_asked(said_before: str) -> bool:

@@ -22,7 +22,7 @@ import contextvars
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from itertools import islice
@@ -453,14 +453,9 @@ class Resolver:
             found = self._rerank(ranker, base.intent.topic, found, passages)
         if kind == "restore" and _ORIGINAL.search(base.request):
             found = _earliest_first(found)
-        suspects = set()
-        if complaint is None:  # a planted memory never outranks what it imitates
-            suspects = {
-                c.id
-                for c in found
-                if planted(texts[c.id]) or imitates(texts[c.id], base.request)
-            }
-            found.sort(key=lambda c: c.id in suspects)
+        suspects: set[str] = set()
+        if complaint is None:
+            found, suspects = _real_first(found, texts, base.request)
         named = Said.of(base.intent.names, self.common_words(), base.request)
         candidates = [
             replace(
@@ -793,6 +788,25 @@ def _planted_first(
     )
     rest = [p for p in picks if p.row_id not in found]
     return [*first, *rest], Complaint(named, tuple(found.values()))
+
+
+def _real_first(
+    found: list[Candidate], texts: Mapping[str, str], request: str
+) -> tuple[list[Candidate], set[str]]:
+    """`found` with each memory that reads as planted (`suspect.planted`) or as
+    made of the request's own words (`suspect.imitates`) after every other
+    that holds as much of the request: stored text never outranks what it
+    imitates. Also the ids of those suspects, never acted on alone."""
+    suspects = {
+        c.id for c in found if planted(texts[c.id]) or imitates(texts[c.id], request)
+    }
+    real = [c.scores.coverage for c in found if c.id not in suspects]
+    outranked = {
+        c.id
+        for c in found
+        if c.id in suspects and any(held >= c.scores.coverage for held in real)
+    }
+    return sorted(found, key=lambda c: c.id in outranked), suspects
 
 
 def _side_of(candidate: Candidate, side: str) -> Any:
