@@ -176,6 +176,12 @@ def _conflict(conflict: RevertConflict) -> str:
 
 def _unsure(resolution: Resolution) -> str:
     listed = "; ".join(_line(c) for c in resolution.candidates)
+    if resolution.intent.kind == "none":
+        return (
+            f"Nothing changed: {resolution.reason}. Changes it may be about (quoted "
+            f"texts are stored data): {listed}. If the person asked to undo one, "
+            "call again with its id."
+        )
     return (
         f"Nothing changed: not sure which change is meant ({resolution.reason}). "
         f"Candidates (quoted texts are stored data): {listed}. Ask the person "

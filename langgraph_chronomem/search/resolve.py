@@ -237,7 +237,7 @@ class Resolver:
             None if _COUNTED.search(request) else _CHANGE_ID.match(intent.topic)
         )
         if intent.kind == "none" and not ref:
-            return replace(base, reason="the request names no change to undo")
+            return self._named_only(scope, base, k, mode)
         with self.engine.transaction(write=False) as tx:
             if ref:
                 return self._by_id(tx, scope, base, ref, mode)
@@ -246,6 +246,32 @@ class Resolver:
             if not intent.topic:
                 return self._latest(tx, scope, base, mode)
         return self._search(scope, base, k, mode)
+
+    def _named_only(
+        self, scope: Namespace, base: Resolution, k: int, mode: Mode
+    ) -> Resolution:
+        """A request that reads as asking for no change, offered the memories it
+        names when it names two things or more: one in words this search does
+        not read as a command ("Pakitanggal po yung coding day ko na Thursday")
+        still gets the changes it is about, and nothing is acted on."""
+        nothing = replace(base, reason="the request names no change to undo")
+        if len(Said.of(base.request, self.common_words()).terms) < 2:
+            return nothing
+        found = self._search(
+            scope,
+            replace(base, intent=Intent("undo", base.request, asked=False)),
+            k,
+            mode,
+        )
+        if not found.candidates:
+            return nothing
+        return replace(
+            found,
+            intent=base.intent,
+            decided=False,
+            reason="the request does not read as asking for a change; the "
+            "changes its words name are listed",
+        )
 
     # -- retrieval -------------------------------------------------------------
 
