@@ -258,7 +258,10 @@ BACK_KEY = re.compile(
 
 STILL = re.compile(r"(?i)\s*\b(?:still|yet)\b")
 
-ONGOING = re.compile(r"(?i)\b(?:was|were)\s+(?:\w+\s+)?\w+ing\b")  # "was renting"
+ONGOING = re.compile(  # "was renting", "was just regular FOH", "was a student"
+    r"(?i)\b(?:was|were)\s+(?:(?:\w+\s+)?\w+ing\b|(?:just|only)\b"
+    r"|(?:a|an|the|my|our|his|her|their)\s+(?!\w+ed\b))"
+)
 
 TRUE = re.compile(
     r"(?i)\s+(?:was|were|is|are)\s+(?:still\s+)?(?:true|the\s+case|right|correct)$"
