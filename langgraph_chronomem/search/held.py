@@ -19,7 +19,9 @@ A term the change does not hold is a reason to ask, not act, when it is
 - **a substitution**: it stands where the change has another word, beside
   the same word ("a small co-op *cooking* game" against "a small co-op
   *fishing* game", "lives in *wellington*" against "lives in *Christchurch*"):
-  a paraphrase ("moved to" / "relocated to") asks too, as it should be cheap.
+  a paraphrase ("moved to" / "relocated to") asks too, as it should be cheap;
+- **an insertion**: it stands between two words the change holds side by side
+  ("the Intercity *bus* from Thrissur" against "the Intercity from Thrissur").
 
 Any other word the change lacks ("kidding", "quitting") says how, not what:
 it is left out. A request with no term names nothing and never acts.
@@ -311,7 +313,8 @@ def holds(text: str, words: str) -> bool:
 
 
 def reasons(said: Said, text: str) -> list[tuple[str, str]]:
-    """`missing`, each term with why: `date`, `specific` or `substitution`."""
+    """`missing`, each term with why: `date`, `specific`, `substitution` or
+    `insertion`."""
     held = _forms(text)
     tokens = _tokens(text)
     found = []
@@ -324,6 +327,8 @@ def reasons(said: Said, text: str) -> list[tuple[str, str]]:
             found.append((term.said, "specific"))
         elif _substitutes(term.word, said.tokens, tokens):
             found.append((term.said, "substitution"))
+        elif _inserted(term.word, said.tokens, tokens):
+            found.append((term.said, "insertion"))
     return found
 
 
@@ -347,6 +352,27 @@ def _substitutes(word: str, said: Sequence[_Token], text: Sequence[_Token]) -> b
                 other = _next(text, j, -step)
                 if other and other.kind == "content" and other.stem not in own:
                     return True
+    return False
+
+
+def _inserted(word: str, said: Sequence[_Token], text: Sequence[_Token]) -> bool:
+    """Whether `word` stands in the request between two words that `text`
+    holds side by side: a detail the change never held ("the Intercity *bus*
+    from Thrissur" against "the Intercity from Thrissur")."""
+    stems = set(terms(word))
+    for i, token in enumerate(said):
+        if token.stem not in stems:
+            continue
+        before, after = _next(said, i, -1), _next(said, i, 1)
+        if before is None or after is None:
+            continue
+        if any(
+            there.stem == before.stem
+            and (following := _next(text, j, 1)) is not None
+            and following.stem == after.stem
+            for j, there in enumerate(text)
+        ):
+            return True
     return False
 
 
