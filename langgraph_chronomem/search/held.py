@@ -4,8 +4,9 @@
 though the two share most words. Each *term* of the request (its content words,
 less the words any request about memory uses) is looked for in the matched
 change, on the side the request names, and in the item's path words. A term is
-**held** by form (the same Porter stem: `moved` / `move`) or by a known variant
-(`NYC` / `New York City`, `mum` / `mother`, `three` / `3`, `grey` / `gray`).
+**held** by form (the same Porter stem: `moved` / `move`; a clipped word of five
+letters or more: `physio` / `physiotherapy`) or by a known variant (`NYC` /
+`New York City`, `mum` / `mother`, `three` / `3`, `grey` / `gray`).
 Never by meaning: in the embedding's space `sold` is nearer `bought` (0.77)
 than `job` is to `work`, and `tennis` as near `badminton` as `evenings` to
 `night`; a word held by meaning would let exactly the near miss through.
@@ -151,6 +152,8 @@ _VARIANTS = tuple(
 )
 
 
+# A word this long is held by a longer word it begins ("physio", "admin").
+_CLIPPED = 5
 # Read past when aligning a request with a change: "my *ward*", "the *ward*".
 _DETERMINERS = frozenset(
     """the a an my your his her their our its this that these those""".split()  # noqa: SIM905
@@ -228,7 +231,7 @@ class Said:
                 or word in _NUMBERS
                 or word in _CLASSES
                 or word in capitalised
-                or (common is not None and not _common(word, common))
+                or (common is not None and len(word) > 2 and not _common(word, common))
             )
             found[word] = Term(
                 word, written.get(word, word).removesuffix("'s"), specific
@@ -391,6 +394,9 @@ def _held(word: str, held: frozenset[str]) -> bool:
     if set(terms(word)) & held or any(
         word in group and group & held for group in _VARIANTS
     ):
+        return True
+    clipped = len(word) >= _CLIPPED and not word.isdigit()  # "physio"
+    if clipped and any(stem.startswith(word) for stem in held):
         return True
     parts = units_apart(word)  # "58cm" is held by "58 cm"
     return len(parts) > 1 and all(_held(part, held) for part in parts)
