@@ -458,7 +458,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "its background memory manager (create_memory_store_manager) does",
     )  # fmt: skip
     parser.add_argument("--resolver", nargs="+", default=[], metavar="FIELD=VALUE")
-    parser.add_argument("--quick", action="store_true", help="two users, default only")
+    parser.add_argument(
+        "--quick", action="store_true",
+        help="two users (a battery's first small user), default only",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path)
     parser.add_argument("--json", type=Path)
     parser.add_argument(
@@ -470,7 +473,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     systems = args.systems or (("default",) if args.quick else tuple(SYSTEMS))
     root = BATTERIES[args.battery] if args.battery else DATA
     names: tuple[str, ...] | None = None
-    if args.quick and not args.battery:
+    if args.quick and args.battery:  # its first small user
+        names = (next(u.user for u in load_users(root) if u.size == "small"),)
+    elif args.quick:
         names = ("maya", "oskar")
     elif args.split != "all":
         names = tuple(u.user for u in load_users(root) if u.split == args.split)

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.subjects import CHRONO_TWIN, STORES
+from langgraph_chronomem import ChronoStore
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK_TINY = "benchmarks/store_ops.py --quick --sizes 100 200 --ops 5 --rollbacks 3"
@@ -181,6 +182,48 @@ def test_undo_agent_memory_quick_scores_both_splits(tmp_path: Path) -> None:
     for split in ("test", "tuning"):
         figures = measured["summary"][split]["default"]
         assert 0.0 <= figures["r1"] <= figures["r5"] <= 1.0
+
+
+@pytest.mark.parametrize("battery", ["a", "b", "c"])
+def test_a_blind_battery_holds_together(tmp_path: Path, battery: str) -> None:
+    """Each request's write, or the write a near miss resembles, is in its
+    person's history, a named request's gold change exists, and memories are
+    the sizes the brief asked for."""
+    from benchmarks.agent_memory.data import (
+        BATTERIES,
+        gold_of,
+        ingest,
+        load_requests,
+        load_users,
+    )
+
+    users = {u.user: u for u in load_users(BATTERIES[battery])}
+    requests = load_requests(BATTERIES[battery] / "requests", list(users.values()))
+    assert sum(r.kind == "near_miss" for r in requests) >= 0.3 * len(requests)
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        for user in users.values():
+            keys = ingest(store, user)
+            live = len(store.search(user.scope, limit=1000))
+            if user.size == "small":
+                assert 5 <= live <= 20, (user.user, live)
+            else:
+                assert len(user.events) >= 300, user.user
+            for request in (r for r in requests if r.user == user.user):
+                assert request.near is None or request.near in keys, request
+                gold = gold_of(request, keys, user)
+                assert (gold.change is None) == (request.kind in ("none", "near_miss"))
+
+
+def test_undo_agent_memory_quick_on_a_battery(tmp_path: Path) -> None:
+    report = tmp_path / "battery.json"
+    table = run_benchmark(
+        "benchmarks/undo_agent_memory.py", "--battery", "c", "--quick",
+        "--json", str(report), timeout=240,
+    )  # fmt: skip
+    assert "Near misses, plain requests, candidates, R@1 by style:" in table
+    figures = json.loads(report.read_text())["summary"]["c"]["default"]
+    assert figures["near"] > 0 and figures["asking"] > figures["near"]
+    assert 0 <= figures["near_acted"] <= figures["near"]
 
 
 def test_checkpoint_ops_quick_measures_both_savers(tmp_path: Path) -> None:
