@@ -17,7 +17,8 @@ the requests from the accounts alone) and run once on code `ad28f80` before anyt
 changed for them; jaesung and solveig, the fresh3 split, written the same way on
 2026-12-02 in two more memory styles (first person: "I drive ...", "[health] I take
 ..."; terse attribute lines: "Meds: Concerta 36 mg, 07:00") and run once before
-anything changed for them.
+anything changed for them. `--battery a|b|c` reads a blind battery instead (issue 31:
+small and large memories, profile records, near misses; `agent_memory/data.py`).
 
 Every request is resolved with `store.resolve` (nothing applied) by each system,
 side by side on the same store:
@@ -36,7 +37,7 @@ side by side on the same store:
 
     python benchmarks/undo_agent_memory.py                  # both splits
     python benchmarks/undo_agent_memory.py --split tuning --systems default \\
-        --resolver act_coverage=0.5                          # a tuning run
+        --resolver act_similarity=0.4                        # a tuning run
     python benchmarks/undo_agent_memory.py --requests restated   # the agent path
     python benchmarks/undo_agent_memory.py --postgres            # on PostgreSQL
     python benchmarks/undo_agent_memory.py --out benchmarks/results/agent_memory.md \\
