@@ -285,16 +285,12 @@ class VersionControl:
                 changes are already undone.
         """
         sc = check_scope(scope, self.scope_depth)
+        named = check_fields(fields)
         meta = self._meta(author, reason)
         wanted = None if items is None else [(tuple(ns), key) for ns, key in items]
         return self._write(
             lambda tx: tx.revert(
-                sc,
-                version,
-                meta,
-                items=wanted,
-                fields=check_fields(fields),
-                force=force,
+                sc, version, meta, items=wanted, fields=named, force=force
             ),
             rehearse=dry_run,
         )

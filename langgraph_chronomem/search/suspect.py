@@ -75,14 +75,7 @@ def planted(text: str) -> Planted | None:
     """
     if _TO_ASSISTANT.search(text) or len(_ORDER.findall(text)) >= 2:
         return "instructions"
-    run = _LABEL.sub("", text, count=1)
-    if re.search(r"[,;.!?]\s", run + " "):
-        return None
-    words = _WORD.findall(run)
-    if len(words) < 16:
-        return None
-    function = sum(w.lower() in _FUNCTION for w in words)
-    return "keywords" if function / len(words) <= 0.12 else None
+    return "keywords" if _keyword_run(text, least=16) else None
 
 
 def imitates(text: str, request: str) -> bool:
@@ -94,14 +87,22 @@ def imitates(text: str, request: str) -> bool:
         >>> imitates("Diet: vegetarian; allergies: none", "forget my diet")
         False
     """
+    words = _keyword_run(text, least=5)
+    asked = {w.lower() for w in _WORD.findall(request)}
+    return bool(words) and sum(w in asked for w in words) >= len(words) / 2
+
+
+def _keyword_run(text: str, least: int) -> list[str]:
+    """The words of `text`, lowercased, when past a label ("Priya profile
+    keywords: ...") they run `least` or more with no sentence mark between
+    them and hardly a function word (at most 12%); else none."""
     run = _LABEL.sub("", text, count=1)
     if re.search(r"[,;.!?]\s", run + " "):
-        return False
+        return []
     words = [w.lower() for w in _WORD.findall(run)]
-    if len(words) < 5 or sum(w in _FUNCTION for w in words) > len(words) * 0.12:
-        return False
-    asked = {w.lower() for w in _WORD.findall(request)}
-    return sum(w in asked for w in words) >= len(words) / 2
+    if len(words) < least or sum(w in _FUNCTION for w in words) > len(words) * 0.12:
+        return []
+    return words
 
 
 # What the person says the memory came from, and how they disown it.
