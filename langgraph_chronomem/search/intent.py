@@ -208,17 +208,24 @@ def last_sentence(text: str) -> str:
         >>> last_sentence("Her name is Nkechi not Nneka!! my cousin. ")
         'Her name is Nkechi not Nneka!! my cousin. '
     """
-    rest, starts = text, [0]
-    while rest:
-        sentence = first_sentence(rest)
-        if sentence == rest:
-            break
-        starts.append(len(text) - len(rest) + len(sentence) + 1)
-        rest = rest[len(sentence) + 1 :]
-    for start in reversed(starts):
+    for start in reversed(_starts(text)):
         if len(content_words(text[start:])) >= 2:
-            return text[start:].lstrip()
+            return text[start:]
     return text
+
+
+def _starts(text: str) -> list[int]:
+    """Where each sentence of `text` begins, past the marks that ended the last."""
+    starts, at = [], 0
+    while at < len(text):
+        at += len(text[at:]) - len(text[at:].lstrip(_BETWEEN))
+        if at < len(text):
+            starts.append(at)
+            at += max(len(first_sentence(text[at:])), 1)
+    return starts or [0]
+
+
+_BETWEEN = ".!?;\n\t "  # what ends a sentence and comes before the next
 
 
 def _initial(word: str) -> bool:
@@ -337,11 +344,7 @@ def _asking(text: str) -> str:
     """The sentences of `text` that hold a command, and any too short to hold
     one ("Later."): where a command is put off, not a sentence that says
     something else ("I'll give you the number later")."""
-    sentences = []
-    while text.strip():
-        sentence = first_sentence(text)
-        sentences.append(sentence)
-        text = text[len(sentence) :].lstrip(".!?;\n ")
+    sentences = [first_sentence(text[start:]) for start in _starts(text)]
     kept = [
         s
         for s in sentences
