@@ -4,8 +4,9 @@ the examples run and print what the pages say they print.
 - `mkdocs build --strict` runs in this process, so the network guard of
   `conftest.py` applies: a build that fetched anything (fonts, inventories) fails.
 - Every name in `langgraph_chronomem.__all__` must be rendered in the API reference.
-- Every ```python block of the pages below runs, page by page, in a fresh working
-  directory (blocks of one page share their variables, like a notebook). A block
+- Every ```python block of the pages below and of the README runs, page by page,
+  in a fresh working directory (blocks of one page share their variables, like a
+  notebook). A block
   followed by a ```text title="Output" block must print exactly that. A block that
   prints and shows no output fails too. A block that cannot run here (it needs an
   LLM or a server) says so on the line before it: `<!-- not run: why -->`.
@@ -34,6 +35,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
+README = ROOT / "README.md"  # its quickstart is what a newcomer pastes first
 INSTALL_HINT = "the docs need MkDocs: pip install -e '.[docs]'"
 OUTPUT_INFO = 'text title="Output"'
 SKIP = re.compile(r"<!-- not run: (.+?) -->")
@@ -165,11 +167,16 @@ def code_blocks(page: Path) -> list[Block]:
 
 
 def pages_with_code() -> list[Path]:
-    return sorted(
+    pages = sorted(
         page
         for page in DOCS.rglob("*.md")
         if page.name not in NOT_RUN_PAGES and code_blocks(page)
     )
+    return [README, *pages]
+
+
+def _page_id(page: Path) -> str:
+    return str(page.relative_to(DOCS if page.is_relative_to(DOCS) else ROOT))
 
 
 @contextlib.contextmanager
@@ -224,9 +231,7 @@ def _tidy(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 
-@pytest.mark.parametrize(
-    "page", pages_with_code(), ids=lambda p: str(p.relative_to(DOCS))
-)
+@pytest.mark.parametrize("page", pages_with_code(), ids=_page_id)
 def test_examples_run_and_print_what_the_page_shows(page: Path, tmp_path: Path) -> None:
     for block, out in run_page(page, tmp_path):
         where = f"{page.relative_to(ROOT)}:{block.start + 1}"
@@ -244,6 +249,13 @@ def test_the_quickstart_runs() -> None:
     quickstart = code_blocks(DOCS / "quickstart.md")
     assert quickstart and all(b.skip is None for b in quickstart)
     assert sum(b.output is not None for b in quickstart) >= 3
+
+
+def test_the_readme_quickstart_runs_as_printed() -> None:
+    """What a newcomer pastes first runs whole (the test above runs it), and
+    shows what it prints."""
+    readme = code_blocks(README)
+    assert readme and all(b.skip is None and b.output is not None for b in readme)
 
 
 def test_skipped_blocks_say_why() -> None:
