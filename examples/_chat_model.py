@@ -9,9 +9,11 @@ the script gives for that message, so the same graph runs with either model.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -116,10 +118,22 @@ def choose_model(spec: str | None, script: Mapping[str, Turn]) -> BaseChatModel:
 def parse_args(doc: str, argv: Sequence[str] | None) -> argparse.Namespace:
     """The examples' options: `--path` and `--model`."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--path", help="store directory (default: a new temporary one)")
+    parser.add_argument(
+        "--path", help="store directory, kept (default: a temporary one, deleted)"
+    )
     parser.add_argument(
         "--model",
         help=f"a real chat model, e.g. openai:gpt-4o-mini (default: ${MODEL_ENV}, "
         "else the offline scripted model)",
     )
     return parser.parse_args(argv)
+
+
+@contextlib.contextmanager
+def store_dir(path: str | None) -> Iterator[str]:
+    """`path` as given, or a temporary directory deleted when the example ends."""
+    if path:
+        yield path
+        return
+    with tempfile.TemporaryDirectory(prefix="chronomem-example-") as temporary:
+        yield temporary

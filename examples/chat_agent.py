@@ -19,11 +19,10 @@ turn, so its next answer shows the restored memory; `memory_history` answers
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
-from _chat_model import Turn, choose_model, parse_args
+from _chat_model import Turn, choose_model, parse_args, store_dir
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
@@ -151,7 +150,11 @@ CONVERSATION = {
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(__doc__ or "", argv)
     model = choose_model(args.model, CONVERSATION)
-    path = args.path or tempfile.mkdtemp(prefix="chronomem-")
+    with store_dir(args.path) as path:
+        return converse(model, path)
+
+
+def converse(model: BaseChatModel, path: str) -> int:
     store, checkpointer = open_chronomem(path, scope_depth=2)
     try:
         graph = build_agent(model, store, checkpointer)

@@ -18,11 +18,11 @@ them is a sure match. Reads at HEAD still span users
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Sequence
 
-from _chat_model import Turn, choose_model, parse_args
+from _chat_model import Turn, choose_model, parse_args, store_dir
 from chat_agent import build_agent, chat, print_log
+from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
 
 from langgraph_chronomem import open_chronomem
@@ -75,7 +75,11 @@ def config(user: str) -> RunnableConfig:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(__doc__ or "", argv)
     model = choose_model(args.model, SCRIPT)
-    path = args.path or tempfile.mkdtemp(prefix="chronomem-")
+    with store_dir(args.path) as path:
+        return converse(model, path)
+
+
+def converse(model: BaseChatModel, path: str) -> int:
     store, checkpointer = open_chronomem(path, scope_depth=2)
     try:
         graph = build_agent(model, store, checkpointer)

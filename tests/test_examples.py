@@ -13,9 +13,19 @@ from types import ModuleType
 
 import pytest
 
-from langgraph_chronomem import ChronoStore
+from langgraph_chronomem import ChronoStore, models
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+# Every script a user may run; server_graph.py is a module `langgraph dev` loads
+# (tests/test_server.py and tests/test_server_undo.py run it there).
+SCRIPTS = sorted(
+    p.name for p in EXAMPLES.glob("[!_]*.py") if p.name != "server_graph.py"
+)
+NO_RERANK = "with no cross-encoder rerank"
+# What the no-rerank warning said before on machines no download can help.
+DOWNLOAD_ADVICE = re.compile(
+    r"\b(let|allow)\b[^.]*\bdownload|download[^.]*\bonce\b", re.I
+)
 ALICE, BOB, CAROL = (("memories", user) for user in ("alice", "bob", "carol"))
 
 
@@ -179,3 +189,32 @@ def test_the_scripted_model_refuses_a_script_calling_unbound_tools(
     )
     with pytest.raises(ValueError, match="unbound tools: \\['forget'\\]"):
         model.bind_tools([])
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_each_example_runs_offline_says_so_once_and_leaves_nothing(
+    script: str, tmp_path: Path
+) -> None:
+    """As CI runs them (offline, no FlashRank model cached): the no-rerank notice
+    comes at most once, advises no download, and the temporary store is gone."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "CHRONOMEM_EXAMPLE_MODEL"}
+    env.update(
+        CHRONOMEM_OFFLINE="1",
+        HF_HUB_OFFLINE="1",
+        CHRONOMEM_MODELS_DIR=str(models.models_dir()),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),  # no cross-encoder there
+        TMPDIR=str(scratch),
+    )
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / script)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stderr.count(NO_RERANK) <= 1, run.stderr
+    assert not DOWNLOAD_ADVICE.search(run.stderr), run.stderr
+    assert list(scratch.iterdir()) == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from langgraph_chronomem import models
+from langgraph_chronomem import ChronoStore, models
 from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.models import (
     PAIR_SCORER,
@@ -429,3 +430,66 @@ def test_real_cross_encoder_when_cached(provisioned: Path) -> None:
     ]
     ranked = rerank(ranker, "Where does Alice live?", passages)
     assert ranked[0]["id"] == "city"
+
+
+NO_RERANK = "with no cross-encoder rerank"
+# What the notice once said where no download could help ("Let FlashRank download
+# its model once"), or any wording that asks for a download.
+DOWNLOAD_ADVICE = re.compile(
+    r"\b(let|allow)\b[^.]*\bdownload|download[^.]*\bonce\b", re.I
+)
+
+
+def test_without_flashranks_model_two_stores_say_so_once(
+    offline: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Offline with no cross-encoder, every store's undo search ranks without a
+    rerank; the process hears it once, with a fix it can follow."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # none cached
+    monkeypatch.setattr(models, "_no_rerank", {})
+    alice = ("memories", "alice")
+    with caplog.at_level(logging.WARNING):
+        for name in ("one", "two"):
+            with ChronoStore.from_path(tmp_path / name, scope_depth=2) as store:
+                store.put(alice, "home", {"city": "Boston"})
+                store.put(alice, "home", {"city": "Paris"})
+                resolution = store.resolve(alice, "undo my move to Paris")
+                assert resolution.candidates
+                assert all(c.scores.rerank is None for c in resolution.candidates)
+    notices = [r.getMessage() for r in caplog.records if NO_RERANK in r.getMessage()]
+    assert len(notices) == 1, notices
+    (notice,) = notices
+    assert "BM25 + dense" in notice and TINYBERT in notice
+    assert str(tmp_path / "cache" / "langgraph-chronomem" / "flashrank") in notice
+    assert not DOWNLOAD_ADVICE.search(caplog.text), caplog.text
+
+
+def test_a_failed_download_of_the_default_is_said_once_and_not_retried(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv("CHRONOMEM_OFFLINE", raising=False)
+    monkeypatch.setattr(models, "_no_rerank", {})
+    models._rankers.clear()
+    with caplog.at_level(logging.WARNING, logger="langgraph_chronomem.models"):
+        assert models.default_ranker(tmp_path) is None  # the hub: NetworkAccessError
+        (notice,) = caplog.records
+        assert NO_RERANK in notice.getMessage()
+        assert "NetworkAccessError" in notice.getMessage()
+        assert not DOWNLOAD_ADVICE.search(notice.getMessage())
+        caplog.clear()
+        assert models.default_ranker(tmp_path) is None
+    assert not caplog.records and not (tmp_path / TINYBERT).exists()
+
+
+def test_provision_says_the_cross_encoder_is_not_among_its_models(
+    provisioned: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no FlashRank model cached
+    said: list[str] = []
+    assert provision(provisioned, echo=said.append) == []
+    assert said[0].startswith("all 11 model files verified")
+    assert said[1].startswith(f"not among them: FlashRank's cross-encoder {TINYBERT}")
+    assert "does not rerank" in said[1]

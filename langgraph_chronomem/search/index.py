@@ -58,6 +58,7 @@ from langgraph_chronomem.search.vectors import (
     ItemTexts,
     VectorIndex,
     collection_names,
+    log_name,
 )
 
 __all__ = [
@@ -277,7 +278,9 @@ class SearchIndex:
         (a Chroma server down since the first open) as behind every commit."""
         if not (self.indexes_items and self.has_chroma):
             return ()
-        items, changes = collection_names(_embedder_name(self._embed), self.item_fields)
+        items, changes = collection_names(
+            _embedder_name(self._embed), self.item_fields, log_name(self.engine)
+        )
         assert items is not None
         return items, changes
 
@@ -321,6 +324,8 @@ class SearchIndex:
         made again: it is derived data, and the log rebuilds it.
         """
 
+        log = log_name(self.engine)
+
         def projections(client: Any) -> VectorIndex:
             return VectorIndex(
                 self.engine,
@@ -329,6 +334,8 @@ class SearchIndex:
                 _embedder_name(self._embed),
                 item_fields=self.item_fields,
                 distance=self.distance,
+                log=log,
+                own_chroma=client is not self._client,
             )
 
         if self._client is None and self._server is not None:
@@ -570,24 +577,6 @@ def load_reranker(config: ResolverConfig) -> Any | None:
     Raises:
         ModelUnavailableError: the model `config.reranker` names cannot be had.
     """
-    named = config.reranker is not None
-    try:
-        return models.load_ranker(
-            config.reranker, config.reranker_cache, fallback=named
-        )
-    except models.ModelUnavailableError as exc:
-        if named:
-            raise
-        reason = str(exc).splitlines()[0]
-        if exc.__cause__ is not None:  # a failed download: its repr fills a screen
-            reason = (
-                "FlashRank's default model could not be fetched "
-                f"({type(exc.__cause__).__name__})"
-            )
-        logger.warning(
-            "undo search without a rerank (%s): candidates keep their fused "
-            "BM25 + dense order. Let FlashRank download its model once, or "
-            "name one: ResolverConfig(reranker=...)",
-            reason,
-        )
-        return None
+    if config.reranker is None:
+        return models.default_ranker(config.reranker_cache)
+    return models.load_ranker(config.reranker, config.reranker_cache)
