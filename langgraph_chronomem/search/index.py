@@ -58,7 +58,6 @@ from langgraph_chronomem.search.vectors import (
     ItemTexts,
     VectorIndex,
     collection_names,
-    log_name,
 )
 
 __all__ = [
@@ -278,9 +277,7 @@ class SearchIndex:
         (a Chroma server down since the first open) as behind every commit."""
         if not (self.indexes_items and self.has_chroma):
             return ()
-        items, changes = collection_names(
-            _embedder_name(self._embed), self.item_fields, log_name(self.engine)
-        )
+        items, changes = collection_names(_embedder_name(self._embed), self.item_fields)
         assert items is not None
         return items, changes
 
@@ -324,8 +321,6 @@ class SearchIndex:
         made again: it is derived data, and the log rebuilds it.
         """
 
-        log = log_name(self.engine)
-
         def projections(client: Any) -> VectorIndex:
             return VectorIndex(
                 self.engine,
@@ -334,8 +329,6 @@ class SearchIndex:
                 _embedder_name(self._embed),
                 item_fields=self.item_fields,
                 distance=self.distance,
-                log=log,
-                own_chroma=client is not self._client,
             )
 
         if self._client is None and self._server is not None:
