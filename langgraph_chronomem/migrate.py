@@ -18,10 +18,11 @@ The log is copied table by table, in batches of commits in `seq` order, each bat
 one transaction at the destination: every commit keeps its `seq`, version,
 parent, time, author, reason, op and labels, every item row its id, so the
 checkpoints' memory stamps (`metadata["chronomem_seq"]`) and change ids stay
-valid. The destination's own id counters are moved past the source's. What is
-derived from the log is not copied but rebuilt: the full-text change index
-(FTS5 on SQLite, the term tables on PostgreSQL) batch by batch, and the vectors
-when a store with a Chroma opens the copy (they heal from the log).
+valid; every tag is copied as it is. The destination's own id counters are
+moved past the source's. What is derived from the log is not copied but rebuilt:
+the full-text change index (FTS5 on SQLite, the term tables on PostgreSQL) batch
+by batch, and the vectors when a store with a Chroma opens the copy (they heal
+from the log).
 
 A copy killed midway resumes where it stopped when run again: the destination's
 last commit says how far it got. A destination that holds anything else is
@@ -93,8 +94,8 @@ class Difference:
     """One way the copy does not answer like the source.
 
     Attributes:
-        check: What was compared: `stats`, `log`, `history`, `as_of` or
-            `checkpoints`.
+        check: What was compared: `stats`, `log`, `tags`, `history`,
+            `as_of` or `checkpoints`.
         where: The scope, item, version or checkpoint compared.
         detail: What differs.
     """
@@ -524,6 +525,8 @@ def _compare_scope(
 ) -> Iterator[Difference]:
     """The differences in one scope's log, item histories and `as_of` states."""
     where = _scope(scope)
+    if theirs.tags(scope) != ours.tags(scope):
+        yield Difference("tags", where, "its tags differ")
     log = theirs.log(scope)
     copy = {c.version: c for c in ours.log(scope)}
     for commit in log:

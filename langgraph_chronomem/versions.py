@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from functools import partial
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from langgraph_chronomem._twins import in_thread
 from langgraph_chronomem.context import commit_context, current_meta
@@ -36,9 +36,11 @@ from langgraph_chronomem.engine.types import (
     ItemVersion,
     MatchedRevert,
     Namespace,
+    Op,
     Redaction,
     RevertConflict,
     StoreStats,
+    VersionRef,
 )
 from langgraph_chronomem.errors import InvalidRequestError
 from langgraph_chronomem.ops import (
@@ -51,6 +53,7 @@ from langgraph_chronomem.ops import (
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.resolve import Mode, Resolution
 from langgraph_chronomem.search.vectors import Progress
+from langgraph_chronomem.tags import TagControl
 from langgraph_chronomem.undo import UndoResult, apply_undo
 from langgraph_chronomem.view import StoreView
 
@@ -60,12 +63,17 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+OPS = get_args(Op)
+"""Every op a commit can have, as `log(op=...)` takes them."""
 
-class VersionControl:
-    """The methods that read and rewind a store's timelines.
+
+class VersionControl(TagControl):
+    """The methods that read and rewind a store's timelines, and name their
+    versions (`TagControl`).
 
     A mixin for `ChronoStore`, which opens the log (`_engine`) and its search
-    side (`_search`) these methods work on.
+    side (`_search`) these methods work on. Wherever a method takes a
+    version, a tag's name does too.
     """
 
     _engine: LogEngine
@@ -120,11 +128,14 @@ class VersionControl:
         text first (`datetime.fromisoformat`), so "yesterday" is never guessed at.
 
         Raises:
-            InvalidRequestError: For a `limit` that is not an int >= 0, or a
-                `since` or `until` that is not a `datetime`.
+            InvalidRequestError: For a `limit` that is not an int >= 0, a
+                `since` or `until` that is not a `datetime`, or an `op` that
+                is not one (the message names those there are).
         """
         if limit is not None:
             check_count("limit", limit)
+        if op is not None and op not in OPS:
+            raise InvalidRequestError(f"op is one of {', '.join(OPS)}; got {op!r}")
         check_moment("since", since)
         check_moment("until", until)
         sc = check_scope(scope, self.scope_depth)
@@ -137,27 +148,30 @@ class VersionControl:
                 labels=labels,
             )  # fmt: skip
 
-    def show(self, scope: Sequence[str], version: int) -> Commit:
-        """One commit of the scope.
+    def show(self, scope: Sequence[str], version: VersionRef) -> Commit:
+        """One commit of the scope, by its version or a tag's name.
 
         Raises:
-            VersionNotFound: If the scope has no such version.
+            VersionNotFound: If the scope has no such version or tag.
         """
         sc = check_scope(scope, self.scope_depth)
         with self._engine.transaction(write=False) as tx:
-            return tx.show(sc, version)
+            return tx.show(sc, tx.version_of(sc, version))
 
-    def diff(self, scope: Sequence[str], v1: int, v2: int) -> list[Change]:
-        """What changed between two versions (0 is the empty state before v1).
+    def diff(
+        self, scope: Sequence[str], v1: VersionRef, v2: VersionRef
+    ) -> list[Change]:
+        """What changed between two versions (0 is the empty state before v1),
+        each a number or a tag's name.
 
             `old` is the value at `v1`, `new` the value at `v2`.
 
         Raises:
-            VersionNotFound: If either version does not exist.
+            VersionNotFound: If either version (or tag) does not exist.
         """
         sc = check_scope(scope, self.scope_depth)
         with self._engine.transaction(write=False) as tx:
-            return tx.diff(sc, v1, v2)
+            return tx.diff(sc, tx.version_of(sc, v1), tx.version_of(sc, v2))
 
     def history(self, namespace: Sequence[str], key: str) -> list[ItemVersion]:
         """Every version of one item, newest first, including its deletions.
@@ -171,44 +185,50 @@ class VersionControl:
         with self._engine.transaction(write=False) as tx:
             return tx.history(namespace, key)
 
-    def as_of(self, scope: Sequence[str], version: int) -> StoreView:
-        """A read-only store showing the scope as it was at `version`.
+    def as_of(self, scope: Sequence[str], version: VersionRef) -> StoreView:
+        """A read-only store showing the scope as it was at `version` (a number
+        or a tag's name).
 
         The view raises `VersionNotFound` once a `reset` destroys that version.
 
         Raises:
-            VersionNotFound: If the scope has no such version.
+            VersionNotFound: If the scope has no such version or tag.
             CompactedError: If `compact` erased values the scope held then.
         """
         sc = check_scope(scope, self.scope_depth)
         with self._engine.transaction(write=False) as tx:
-            tx.check_version(sc, version, allow_zero=True)
-            tx.check_whole(sc, version)
-            seq = tx.commit_seq(sc, version)
-        return StoreView(self._engine, sc, version, commit_seq=seq)
+            at = tx.version_of(sc, version)
+            tx.check_version(sc, at, allow_zero=True)
+            tx.check_whole(sc, at)
+            seq = tx.commit_seq(sc, at)
+        return StoreView(self._engine, sc, at, commit_seq=seq)
 
     def rollback(
         self,
         scope: Sequence[str],
-        to: int,
+        to: VersionRef,
         *,
         reason: str | None = None,
         author: str | None = None,
         dry_run: bool = False,
     ) -> Commit:
-        """Restore the whole scope to its state at version `to`, as a new commit.
+        """Restore the whole scope to its state at version `to` (a number or a
+        tag's name), as a new commit.
 
         Nothing is lost: the versions after `to` stay in the history, and rolling
         back to the version before this commit redoes them. With `dry_run`, the
         rollback is made and thrown away: the commit it would be, and no change.
 
         Raises:
-            VersionNotFound: If `to` is not a version of the scope (0 is allowed).
+            VersionNotFound: If `to` is not a version (or tag) of the scope (0
+                is allowed).
             VersionError: If `to` is already HEAD.
         """
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, reason)
-        return self._write(lambda tx: tx.rollback(sc, to, meta), rehearse=dry_run)
+        return self._write(
+            lambda tx: tx.rollback(sc, tx.version_of(sc, to), meta), rehearse=dry_run
+        )
 
     def _revert_thread(
         self,
@@ -230,7 +250,7 @@ class VersionControl:
     def revert(
         self,
         scope: Sequence[str],
-        version: int,
+        version: VersionRef,
         *,
         items: Sequence[tuple[Sequence[str], str]] | None = None,
         fields: Sequence[str] = (),
@@ -267,7 +287,7 @@ class VersionControl:
 
         Args:
             scope: The scope.
-            version: The commit to undo.
+            version: The commit to undo (its version, or a tag's name).
             items: Only these (namespace, key) items of the commit.
             fields: Only these fields of a record value (`engine.fields`):
                 top-level keys, read inside LangMem's envelope.
@@ -290,7 +310,12 @@ class VersionControl:
         wanted = None if items is None else [(tuple(ns), key) for ns, key in items]
         return self._write(
             lambda tx: tx.revert(
-                sc, version, meta, items=wanted, fields=named, force=force
+                sc,
+                tx.version_of(sc, version),
+                meta,
+                items=wanted,
+                fields=named,
+                force=force,
             ),
             rehearse=dry_run,
         )
@@ -380,17 +405,17 @@ class VersionControl:
             )
         )
 
-    def reset(self, scope: Sequence[str], to: int) -> int:
-        """Destroy every version after `to`: for purging poisoned or private data.
+    def reset(self, scope: Sequence[str], to: VersionRef) -> int:
+        """Destroy every version after `to` (a number or a tag's name): for
+        purging poisoned or private data.
 
         Unlike `rollback` this cannot be undone. Returns how many versions were
-        deleted.
+        deleted. Tags on destroyed versions stay, marked `destroyed`: using
+        one raises `VersionNotFound` until it is moved or removed.
         """
         sc = check_scope(scope, self.scope_depth)
-        removed = self._write(lambda tx: tx.reset(sc, to))
-        logger.warning(
-            "reset %s to v%d: deleted %d versions", "/".join(sc), to, removed
-        )
+        removed = self._write(lambda tx: tx.reset(sc, tx.version_of(sc, to)))
+        logger.warning("reset %s to %s: deleted %d versions", "/".join(sc), to, removed)
         return removed
 
     def redact(

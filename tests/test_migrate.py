@@ -172,6 +172,42 @@ def test_sqlite_to_sqlite_keeps_the_id_floors(tmp_path: Path) -> None:
         assert b.log(SCOPES[5], limit=1)[0].seq == before + 3 + 1  # past the reset
 
 
+def test_tags_travel_with_the_copy_and_follow_a_rerun(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """Every tag, one a reset left destroyed included, reaches PostgreSQL and
+    comes back; a tag moved or removed at the source follows on the next run;
+    a tag changed in the copy is a difference the check reports."""
+    source = build(tmp_path / "source", commits=60)
+    scope = SCOPES[0]
+    with ChronoStore.from_path(source) as store:
+        store.tag(scope, "start", 1)
+        store.tag(scope, "now")
+        store.tag(SCOPES[1], "now")
+        store.put(scope, "later", {"text": "soon gone"})
+        store.tag(scope, "gone")
+        store.reset(scope, to="now")
+        tagged = {sc: store.tags(sc) for sc in SCOPES}
+    assert copy_store(source, pg_url).differences == ()
+    with ChronoStore.from_conn_string(pg_url) as copy:
+        assert {sc: copy.tags(sc) for sc in SCOPES} == tagged
+        assert [t.destroyed for t in copy.tags(scope)] == [False, False, True]
+    with ChronoStore.from_path(source) as store:
+        store.untag(scope, "gone")
+        store.tag(scope, "start", 2, force=True)
+        tagged = {sc: store.tags(sc) for sc in SCOPES}
+    assert copy_store(source, pg_url).differences == ()
+    with ChronoStore.from_conn_string(pg_url) as copy:
+        assert {sc: copy.tags(sc) for sc in SCOPES} == tagged
+    back = tmp_path / "back"
+    assert copy_store(pg_url, back).differences == ()
+    with ChronoStore.from_path(back) as store:
+        assert {sc: store.tags(sc) for sc in SCOPES} == tagged
+        store.untag(scope, "start")
+    found = verify_copy(source, back)
+    assert [(d.check, d.where) for d in found] == [("tags", "/".join(scope))]
+
+
 def test_a_killed_copy_resumes_and_ends_identical(big: Path, pg_url: str) -> None:
     command = [
         sys.executable, "-m", "langgraph_chronomem.cli", "migrate",

@@ -14,6 +14,7 @@ from langgraph.store.base import PutOp
 from langgraph_chronomem import (
     ChronoStore,
     ConfigError,
+    InvalidRequestError,
     ReadOnlyError,
     RevertConflict,
     ScopeError,
@@ -151,6 +152,16 @@ def test_log_filters(store: ChronoStore) -> None:
         3,
         2,
     ]
+
+
+def test_log_refuses_an_op_that_is_none(store: ChronoStore) -> None:
+    """An unknown op is a typo, not a filter that matches nothing."""
+    store.put(ALICE, "a", {"v": 1})
+    with pytest.raises(
+        InvalidRequestError, match=r"op is one of put, delete, .*'bogus'"
+    ):
+        store.log(ALICE, op="bogus")
+    assert [c.op for c in store.log(ALICE, op="put")] == ["put"]
 
 
 def test_history_lists_every_version_of_an_item(store: ChronoStore) -> None:

@@ -13,9 +13,9 @@ version `v` the rows with `version <= v < valid_to`. A write touches only the
 rows it changes; a rollback only the rows written since its target.
 
 `LogTransaction` is the core here (scopes, reads, writes, reset, history) and
-three mixins, a module each: `travel.py` (diff, rollback, revert),
-`proposals.py` (review) and `forgetting.py` (redact, compact). `rows.py` holds
-what they share, below them all.
+four mixins, a module each: `travel.py` (diff, rollback, revert),
+`proposals.py` (review), `forgetting.py` (redact, compact) and `tags.py`.
+`rows.py` holds what they share, below them all.
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from langgraph_chronomem.engine.rows import (
     scope_text,
 )
 from langgraph_chronomem.engine.sql import Cursor, Dialect
+from langgraph_chronomem.engine.tags import TagOps
 from langgraph_chronomem.engine.travel import TravelOps, by_thread
 from langgraph_chronomem.engine.types import (
     Change,
@@ -114,7 +115,7 @@ def _record(written: _Written, meta: CommitMeta) -> Commit:
     )
 
 
-class LogTransaction(TravelOps, ProposalOps, ForgettingOps):
+class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
     """The log's operations inside one open database transaction.
 
     Args:

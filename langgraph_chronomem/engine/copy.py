@@ -81,6 +81,11 @@ _REASON = _COMMITS.split(", ").index("reason")
 COUNTS = "SELECT (SELECT count(*) FROM commits), (SELECT count(*) FROM items)"
 _LAST_ID = "SELECT coalesce(max(id), 0) FROM items"
 _META = "SELECT name, value FROM chronomem_meta ORDER BY name"
+# Tags are few, and a later run's `tag`/`untag` may change any: every run
+# copies them whole.
+_TAG_COLUMNS = "scope, name, version, seq, created_at"
+_TAGS = f"SELECT {_TAG_COLUMNS} FROM tags ORDER BY scope, name"
+_INSERT_TAG = f"INSERT INTO tags ({_TAG_COLUMNS}) VALUES (?, ?, ?, ?, ?)"
 # The highest id each table has given, deleted rows included (a reset), so the
 # copy never hands one out again: SQLite keeps it in `id_floors`, PostgreSQL in
 # the column's sequence.
@@ -146,9 +151,9 @@ def copy_log(
     progress: Callable[[int, int], None],
 ) -> int:
     """Copy the commits after seq `after` and their rows, a batch per
-    destination transaction, indexing each batch's changes in it. Returns
-    how many commits were copied; tells `progress` (commits at `dst`, of
-    how many)."""
+    destination transaction, indexing each batch's changes in it, then every
+    tag. Returns how many commits were copied; tells `progress` (commits at
+    `dst`, of how many)."""
     with src.transaction(write=False) as tx:
         total = int(tx.cur.execute(COUNTS).fetchone()[0])
         meta = [tuple(row) for row in tx.cur.execute(_META).fetchall()]
@@ -176,9 +181,13 @@ def copy_log(
             tx.index_changes()
         after, copied = last, copied + len(commits)
         progress(done + copied, max(total, done + copied))
+    with src.transaction(write=False) as tx:
+        tags = [tuple(row) for row in tx.cur.execute(_TAGS).fetchall()]
     with dst.transaction(write=True) as tx:
         for table, floor in floors.items():
             _keep_floor(dst, tx, table, floor)
+        tx.cur.execute("DELETE FROM tags")
+        tx.cur.executemany(_INSERT_TAG, tags)
     return copied
 
 

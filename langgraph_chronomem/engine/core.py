@@ -1,9 +1,9 @@
 """What the operation mixins use of a transaction.
 
-`TravelOps`, `ProposalOps` and `ForgettingOps` each hold one kind of operation;
-`LogTransaction` (base.py) inherits them and gives the reads and writes they
-call. Those are declared here once, for the type checker: at run time this
-class holds nothing, and the mixins never import base.py.
+`TravelOps`, `ProposalOps`, `ForgettingOps` and `TagOps` each hold one kind
+of operation; `LogTransaction` (base.py) inherits them and gives the reads and
+writes they call. Those are declared here once, for the type checker: at run
+time this class holds nothing, and the mixins never import base.py.
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ class TransactionCore:
         def check_version(
             self, scope: Namespace, version: int, *, allow_zero: bool
         ) -> int: ...
+
+        def commit_seq(self, scope: Namespace, version: int) -> int: ...
 
         def head(self, scope: Namespace) -> int: ...
 

@@ -369,6 +369,20 @@ MIGRATIONS = [
             )::text WHERE rebuild::jsonb <> '[]'::jsonb""",
         ),
     ),
+    Migration(
+        "0008_tags",
+        (
+            # As on SQLite (schema step 0009 there).
+            """CREATE TABLE tags (
+                scope TEXT COLLATE "C" NOT NULL,
+                name TEXT COLLATE "C" NOT NULL,
+                version INTEGER NOT NULL,
+                seq BIGINT NOT NULL,
+                created_at TEXT COLLATE "C" NOT NULL,
+                PRIMARY KEY (scope, name)
+            )""",
+        ),
+    ),
 ]
 
 

@@ -366,6 +366,22 @@ class Dialect:
     )
     COMMITS_AFTER = "SELECT COUNT(*) FROM commits WHERE seq > ?"
     COMMIT_SEQ = "SELECT seq FROM commits WHERE scope = ? AND version = ?"
+    # Tags (engine/tags.py), each with the seq of the commit now at its version
+    # (NULL: none), which differs from its own once a reset destroyed that one.
+    TAGS = (
+        "SELECT t.name, t.version, t.seq, t.created_at, c.seq FROM tags AS t "
+        "LEFT JOIN commits AS c ON c.scope = t.scope AND c.version = t.version "
+        "WHERE t.scope = ?"
+    )
+    TAG = TAGS + " AND t.name = ?"
+    TAGS += " ORDER BY t.version, t.name"
+    SAVE_TAG = (
+        "INSERT INTO tags (scope, name, version, seq, created_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, name) DO UPDATE SET "
+        "version = excluded.version, seq = excluded.seq, "
+        "created_at = excluded.created_at"
+    )
+    DELETE_TAG = "DELETE FROM tags WHERE scope = ? AND name = ?"
     ADD_SCOPE = "INSERT INTO scopes (scope) VALUES (?) ON CONFLICT (scope) DO NOTHING"
     # A SELECT and an UPDATE by id: cheaper than one UPDATE ... RETURNING in
     # SQLite 3.40 (measured: 15 us against 35 us per put).

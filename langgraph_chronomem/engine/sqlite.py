@@ -285,6 +285,20 @@ MIGRATIONS = [
             ) WHERE json_array_length(rebuild) > 0""",
         ),
     ),
+    migrations.Migration(
+        "0009_tags",
+        (
+            # Names for versions (engine/tags.py); `seq` is the tagged commit's.
+            """CREATE TABLE tags (
+                scope TEXT NOT NULL,
+                name TEXT NOT NULL,
+                version INTEGER NOT NULL,
+                seq INTEGER NOT NULL,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (scope, name)
+            )""",
+        ),
+    ),
 ]
 
 _COMPARATORS = {

@@ -28,6 +28,8 @@ __all__ = [
     "ScopeStats",
     "StoreStats",
     "StoredItem",
+    "Tag",
+    "VersionRef",
     "Write",
 ]
 
@@ -48,6 +50,9 @@ revert, a TTL expiry, a redaction, writes proposed for review, or a review's
 decision on them (approve, reject)."""
 
 Namespace = tuple[str, ...]
+
+VersionRef = int | str
+"""A version of a scope: its number, or the name of a tag on it (`ChronoStore.tag`)."""
 
 Erased = Literal["redacted", "compacted"]
 """Why a version's value is gone: `redact` erased it, or `compact` did (a
@@ -331,6 +336,34 @@ class ItemVersion:
     def deleted(self) -> bool:
         """True for the version that removed the item."""
         return self.value is None and self.erased is None
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A name for one version of a scope (`ChronoStore.tag`), usable wherever a
+    version number is.
+
+    Attributes:
+        scope: The scope.
+        name: The tag's name.
+        version: The version it names.
+        seq: The `seq` of the commit it was put on.
+        created_at: When the tag was made (or last moved).
+        destroyed: Whether a `reset` has since destroyed that commit: the
+            number may now belong to another commit, or to none, and using the
+            tag raises `VersionNotFound` until it is moved or removed.
+    """
+
+    scope: Namespace
+    name: str
+    version: int
+    seq: int
+    created_at: datetime
+    destroyed: bool = False
+
+    def __str__(self) -> str:
+        gone = " (destroyed by a reset)" if self.destroyed else ""
+        return f"{self.name} -> v{self.version}{gone}"
 
 
 @dataclass(frozen=True)
