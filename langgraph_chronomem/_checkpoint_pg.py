@@ -9,7 +9,7 @@ share it. The engine's migration runner creates them, each step in one
 transaction with its record:
 
     >>> [m.name for m in POSTGRES.MIGRATIONS]
-    ['checkpoint_0001_postgres_tables']
+    ['checkpoint_0001_postgres_tables', 'checkpoint_0002_postgres_memory_seq_column']
     >>> POSTGRES.metadata_filter({"source": "loop"})
     (['metadata -> ? = ?::jsonb'], ['source', '"loop"'])
 
@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from langgraph_chronomem._checkpoint_sql import (
+    SEQ_KEY,
     SQLITE,
     CheckpointSQL,
     Row,
@@ -78,11 +79,23 @@ MIGRATIONS = [
                 ON commits ((labels::jsonb ->> 'thread_id'), seq)""",
         ),
     ),
+    Migration(
+        "checkpoint_0002_postgres_memory_seq_column",
+        (
+            # As on SQLite: the memory position leaves the user's metadata.
+            "ALTER TABLE chronomem_checkpoints ADD COLUMN memory_seq BIGINT",
+            f"""UPDATE chronomem_checkpoints SET
+                memory_seq = (metadata ->> '{SEQ_KEY}')::bigint,
+                metadata = metadata - '{SEQ_KEY}'
+                WHERE jsonb_typeof(metadata -> '{SEQ_KEY}') = 'number'""",
+        ),
+    ),
 ]
 
 _UPDATE = (
     "parent_checkpoint_id = EXCLUDED.parent_checkpoint_id, type = EXCLUDED.type, "
-    "checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata"
+    "checkpoint = EXCLUDED.checkpoint, metadata = EXCLUDED.metadata, "
+    "memory_seq = EXCLUDED.memory_seq"
 )
 _UPDATE_WRITE = (
     "task_path = EXCLUDED.task_path, channel = EXCLUDED.channel, "
@@ -100,7 +113,7 @@ _SEQ = (
     "WHERE (c.labels::jsonb ->> 'thread_id') = p.thread_id "
     "AND (c.labels::jsonb ->> 'checkpoint_id') COLLATE \"C\" >= p.checkpoint_id "
     "AND c.seq > COALESCE(("
-    "SELECT (k.metadata ->> '{seq_key}')::bigint FROM {checkpoints} AS k "
+    "SELECT k.memory_seq FROM {checkpoints} AS k "
     "WHERE k.thread_id = p.thread_id AND k.checkpoint_ns = p.ns "
     "AND k.checkpoint_id = p.parent_id"
     "), 0)"
@@ -118,7 +131,7 @@ class PostgresCheckpointSQL(CheckpointSQL):
     """The checkpointer's statements on PostgreSQL (>= 14).
 
     Metadata is read back as JSON text (`metadata::text`), so a checkpoint row
-    is the same `Row` on both databases.
+    is the same `Row` on both databases (and then its pending writes).
     """
 
     MIGRATIONS = MIGRATIONS
@@ -128,7 +141,7 @@ class PostgresCheckpointSQL(CheckpointSQL):
     # array of (task_id, channel, type, value) arrays: a read is one round trip.
     SELECT = (
         "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, "
-        "type, checkpoint, metadata::text, (SELECT array_agg(array["
+        "type, checkpoint, metadata::text, memory_seq, (SELECT array_agg(array["
         "convert_to(w.task_id, 'UTF8'), convert_to(w.channel, 'UTF8'), "
         "convert_to(w.type, 'UTF8'), w.value] "
         "ORDER BY w.task_path, w.task_id, w.idx) FROM {writes} AS w "
@@ -136,12 +149,9 @@ class PostgresCheckpointSQL(CheckpointSQL):
         "AND w.checkpoint_id = c.checkpoint_id) FROM {checkpoints} AS c"
     )
     UPSERT = (
-        "INSERT INTO {checkpoints} ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) "
+        "INSERT INTO {checkpoints} ({columns}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?) "
         f"ON CONFLICT {_KEY} DO UPDATE SET {_UPDATE}"
-    )
-    SET_METADATA = (
-        "UPDATE {checkpoints} SET metadata = ?::jsonb "
-        "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
     )
     REPLACE_WRITE = (
         "INSERT INTO {writes} ({write_columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
@@ -176,7 +186,7 @@ class PostgresCheckpointSQL(CheckpointSQL):
     )
     COPY_THREAD = (
         "INSERT INTO {checkpoints} ({columns}) SELECT ?::text, checkpoint_ns, "
-        "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
+        "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, memory_seq "
         f"FROM {{checkpoints}} WHERE thread_id = ? "
         f"ON CONFLICT {_KEY} DO UPDATE SET {_UPDATE}",
         "INSERT INTO {writes} ({write_columns}) SELECT ?::text, checkpoint_ns, "
@@ -189,13 +199,13 @@ class PostgresCheckpointSQL(CheckpointSQL):
     # psycopg has no numbered placeholders; a newer checkpoint is found from the
     # namespace's latest id, one index probe.
     STAMP = f"WITH {_PARAMS} SELECT {_SEQ}, {_NEWER} FROM p"
-    # `stamp` and `save` in one statement, one round trip: the stamp goes into
-    # the metadata in SQL. The last parameter is `unless_newer`.
+    # `stamp` and `save` in one statement, one round trip: the stamp is
+    # computed in SQL. The last parameter is `unless_newer`.
     PUT = (
         f"WITH {_PARAMS}, s AS (SELECT {_SEQ} AS seq, {_NEWER} AS newer FROM p), "
         "saved AS (INSERT INTO {checkpoints} ({columns}) "
         "SELECT p.thread_id, p.ns, p.checkpoint_id, p.parent_id, ?, ?, "
-        "?::jsonb || jsonb_build_object('{seq_key}', s.seq) FROM p, s "
+        "?::jsonb, s.seq FROM p, s "
         "WHERE NOT (s.newer AND ?::boolean) "
         f"ON CONFLICT {_KEY} DO UPDATE SET {_UPDATE}) "
         "SELECT seq, newer FROM s"
@@ -244,7 +254,7 @@ class PostgresCheckpointSQL(CheckpointSQL):
         """The pending writes the row was read with (see `SELECT`)."""
         return [
             (task_id.decode(), channel.decode(), kind.decode(), value)
-            for task_id, channel, kind, value in cast("tuple[Any, ...]", row)[7] or ()
+            for task_id, channel, kind, value in cast("tuple[Any, ...]", row)[8] or ()
         ]
 
     def metadata_filter(self, filter: Mapping[str, Any]) -> tuple[list[str], list[Any]]:

@@ -6,8 +6,13 @@ of their tasks), with metadata kept as JSON text so SQLite's JSON functions can
 filter on it. They live in the store's own database file, next to the versioned
 log, created by the engine's named-migration runner under their own names:
 
-    >>> [m.name for m in MIGRATIONS]
-    ['checkpoint_0001_tables', 'checkpoint_0002_run_index_skips_plain_runs']
+    >>> [m.name for m in MIGRATIONS]  # doctest: +NORMALIZE_WHITESPACE
+    ['checkpoint_0001_tables', 'checkpoint_0002_run_index_skips_plain_runs',
+     'checkpoint_0003_memory_seq_column']
+
+A checkpoint's memory position (the store's `seq` when it was made) is a column
+of its own, `memory_seq`, beside the metadata: the metadata stays as the graph
+wrote it.
 
 `ChronoCheckpointer` holds no SQL text: it calls a `CheckpointSQL`'s methods
 with a cursor inside one of the engine's transactions. `CheckpointSQL` is the
@@ -40,10 +45,13 @@ __all__ = [
     "metadata_json",
 ]
 
-SEQ_KEY = "chronomem_seq"  # the metadata key holding a checkpoint's memory position
+# The metadata key where checkpoints kept their memory position before
+# `checkpoint_0003_memory_seq_column` moved it to a column.
+SEQ_KEY = "chronomem_seq"
 
-# thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, blob, metadata
-Row = tuple[str, str, str, "str | None", str, bytes, str]
+# thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, blob,
+# metadata, memory_seq
+Row = tuple[str, str, str, "str | None", str, bytes, str, "int | None"]
 Write = tuple[str, str, str, bytes]  # task_id, channel, type, value
 Loads = Callable[[tuple[str, bytes]], Any]
 
@@ -93,11 +101,23 @@ MIGRATIONS = [
                 WHERE json_extract(metadata, '$.run_id') IS NOT NULL""",
         ),
     ),
+    Migration(
+        "checkpoint_0003_memory_seq_column",
+        (
+            # The memory position leaves the user's metadata for a column, so
+            # metadata reads back exactly as the graph wrote it.
+            "ALTER TABLE checkpoints ADD COLUMN memory_seq INTEGER",
+            f"""UPDATE checkpoints SET
+                memory_seq = json_extract(metadata, '$.{SEQ_KEY}'),
+                metadata = json_remove(metadata, '$.{SEQ_KEY}')
+                WHERE json_type(metadata, '$.{SEQ_KEY}') = 'integer'""",
+        ),
+    ),
 ]
 
 COLUMNS = (
     "thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, "
-    "checkpoint, metadata"
+    "checkpoint, metadata, memory_seq"
 )
 WRITE_COLUMNS = (
     "thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
@@ -176,7 +196,6 @@ class CheckpointSQL:
             "writes": self.WRITES_TABLE,
             "columns": COLUMNS,
             "write_columns": WRITE_COLUMNS,
-            "seq_key": SEQ_KEY,
         }
         for name in dir(self):
             text = getattr(self, name)
@@ -206,13 +225,14 @@ class CheckpointSQL:
         "WHERE thread_id = ? GROUP BY checkpoint_ns"
     )
     UPSERT = (
-        "INSERT OR REPLACE INTO {checkpoints} ({columns}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        "INSERT OR REPLACE INTO {checkpoints} ({columns}) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
     )
     # For `chronomem migrate`: whether any checkpoint is stored, and a copied
-    # checkpoint's metadata put back as the source holds it (its memory stamp).
+    # checkpoint's memory position put back as the source holds it.
     ANY_CHECKPOINT = "SELECT EXISTS (SELECT 1 FROM {checkpoints})"
-    SET_METADATA = (
-        "UPDATE {checkpoints} SET metadata = ? "
+    SET_STAMP = (
+        "UPDATE {checkpoints} SET memory_seq = ? "
         "WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?"
     )
 
@@ -254,12 +274,12 @@ class CheckpointSQL:
         seq: int,
     ) -> None:
         """Write a checkpoint row: `columns` up to the metadata, then the
-        metadata with its memory position `seq`.
+        metadata and its memory position `seq`.
 
         Raises:
             InvalidValueError: If the metadata is not JSON (nothing is written).
         """
-        cur.execute(self.UPSERT, (*columns, metadata_json({**metadata, SEQ_KEY: seq})))
+        cur.execute(self.UPSERT, (*columns, metadata_json(metadata), seq))
 
     def latest_id(self, cur: Cursor, thread_id: str, ns: str) -> str | None:
         """The id of the namespace's latest checkpoint (ids are time-ordered)."""
@@ -359,8 +379,8 @@ class CheckpointSQL:
     )
     COPY_THREAD = (
         "INSERT OR REPLACE INTO {checkpoints} ({columns}) SELECT ?, checkpoint_ns, "
-        "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata "
-        "FROM {checkpoints} WHERE thread_id = ?",
+        "checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata, "
+        "memory_seq FROM {checkpoints} WHERE thread_id = ?",
         "INSERT OR REPLACE INTO {writes} ({write_columns}) SELECT ?, "
         "checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, "
         "value FROM {writes} WHERE thread_id = ?",
@@ -436,7 +456,7 @@ class CheckpointSQL:
         "WHERE json_extract(labels, '$.thread_id') = ?1 "
         "AND json_extract(labels, '$.checkpoint_id') >= ?3 "
         "AND seq > COALESCE(("
-        "SELECT json_extract(metadata, '$.{seq_key}') FROM {checkpoints} "
+        "SELECT memory_seq FROM {checkpoints} "
         "WHERE thread_id = ?1 AND checkpoint_ns = ?2 AND checkpoint_id = ?4"
         "), 0)"
         "), (SELECT COALESCE(MAX(seq), 0) FROM commits)), "

@@ -2,7 +2,8 @@
 
 Checkpoints live in the store's own database, next to the versioned memory log
 (its SQLite file, or its PostgreSQL database and pool), and every checkpoint
-records where memory stood (`metadata["chronomem_seq"]`). When a thread
+records where memory stood (the store's `seq`, kept beside the checkpoint, so
+its metadata reads back as the graph wrote it). When a thread
 travels back in time (a replay or a fork from an earlier checkpoint), what the
 thread's own runs changed in its memory scope since that checkpoint is undone,
 before any replayed node reads it, so the replay sees what the original run saw,
@@ -112,7 +113,6 @@ logger = logging.getLogger(__name__)
 
 TimeTravel = Literal["revert", "rewind", "keep"]
 TIME_TRAVEL_MODES = get_args(TimeTravel)
-SEQ_KEY = sql.SEQ_KEY
 TIME_TRAVEL_AUTHOR = "time-travel"
 # LangGraph's run config keys (CONFIG_KEY_RUNTIME, CONFIG_KEY_TASK_ID): a
 # `get_tuple` with the run's `Runtime` but outside any task is a graph run opening
@@ -172,12 +172,6 @@ class _Travel:
     scope: Namespace
     seq: int
     version: int | None = None
-
-
-def _stamp_of(metadata: Mapping[str, Any]) -> int | None:
-    """The memory position recorded in a checkpoint's metadata."""
-    value = metadata.get(SEQ_KEY)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _check_template(template: NamespaceTemplate, depth: int, *, rewind: bool) -> None:
@@ -311,7 +305,7 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             travels = opens_run and self._sql.latest_id(tx.cur, thread_id, ns) != row[2]
             if travels:
                 metadata = json.loads(row[6])
-                rewind = self._rewind_target(tx, config, thread_id, row[2], metadata)
+                rewind = self._rewind_target(tx, config, row, metadata)
         found = self._tuple(row, writes, metadata)
         if travels:
             if rewind is not None:
@@ -426,10 +420,11 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
     ) -> RunnableConfig:
         """Store a checkpoint with all its metadata and its memory position.
 
-        `metadata["chronomem_seq"]` is the last memory commit before the
-        checkpoint's tasks ran. A root checkpoint whose parent is not its
-        thread's latest (`update_state` on the past, a fork) first rewinds the
-        thread's memory to the parent's version, unless the run did already.
+        The memory position, kept beside the checkpoint (not in its metadata),
+        is the last memory commit before the checkpoint's tasks ran. A root
+        checkpoint whose parent is not its thread's latest (`update_state` on
+        the past, a fork) first rewinds the thread's memory to the parent's
+        version, unless the run did already.
 
         Raises:
             InvalidValueError: If the metadata is not JSON.
@@ -571,10 +566,10 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                 f"{checkpoint_id or '(none yet)'}{where}"
             )
         metadata = json.loads(row[6])
-        stamp = _stamp_of(metadata)
+        stamp = row[7]
         if stamp is None:
             raise VersionError(
-                f"checkpoint {row[2]} records no memory position ({SEQ_KEY}); "
+                f"checkpoint {row[2]} records no memory position; "
                 "it was not written by a ChronoCheckpointer"
             )
         depth = self.store.scope_depth
@@ -585,6 +580,20 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         )
         with self._engine.transaction(write=False) as tx:
             return self._sql.version_at(tx.cur, scope_text(sc), stamp)
+
+    def _stamp(self, config: RunnableConfig) -> int | None:
+        """The memory position stored with a checkpoint; `None` for none, or
+        no such checkpoint (for `copy_checkpoints`, which carries it over)."""
+        thread_id, ns, checkpoint_id = _address(config)
+        with self._engine.transaction(write=False) as tx:
+            row = self._sql.row(tx.cur, thread_id, ns, checkpoint_id)
+        return None if row is None else row[7]
+
+    def _restamp(self, config: RunnableConfig, seq: int | None) -> None:
+        """Set a stored checkpoint's memory position (see `_stamp`)."""
+        thread_id, ns, checkpoint_id = _address(config)
+        with self._engine.transaction(write=True) as tx:
+            tx.cur.execute(self._sql.SET_STAMP, (seq, thread_id, ns, checkpoint_id))
 
     def _scope(self, config: RunnableConfig, metadata: Mapping[str, Any]) -> Namespace:
         """The thread's memory scope: the template filled from the run config.
@@ -618,25 +627,24 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         parent = self._sql.row(tx.cur, thread_id, "", parent_id)
         if parent is None:
             return None
-        return self._rewind_target(
-            tx, config, thread_id, parent[2], json.loads(parent[6])
-        )
+        return self._rewind_target(tx, config, parent, json.loads(parent[6]))
 
     def _rewind_target(
         self,
         tx: LogTransaction,
         config: RunnableConfig,
-        thread_id: str,
-        checkpoint_id: str,
+        row: sql.Row,
         metadata: Mapping[str, Any],
     ) -> _Travel | None:
-        """Where the thread's memory goes for a checkpoint, read in the caller's
-        transaction; `None` when memory already reads the same."""
+        """Where the thread's memory goes for a checkpoint (its `row`, and its
+        decoded `metadata`), read in the caller's transaction; `None` when
+        memory already reads the same."""
+        thread_id, checkpoint_id, stamp = row[0], row[2], row[7]
         scope = self._scope(config, metadata)
-        stamp = _stamp_of(metadata)
         if stamp is None:
             logger.warning(
-                "checkpoint %s has no %s: memory not rewound", checkpoint_id, SEQ_KEY
+                "checkpoint %s has no memory position: memory not rewound",
+                checkpoint_id,
             )
             return None
         try:

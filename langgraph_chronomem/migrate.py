@@ -17,7 +17,7 @@ the copy: what `chronomem migrate SRC DST` runs.
 The log is copied table by table, in batches of commits in `seq` order, each batch
 one transaction at the destination: every commit keeps its `seq`, version,
 parent, time, author, reason, op and labels, every item row its id, so the
-checkpoints' memory stamps (`metadata["chronomem_seq"]`) and change ids stay
+checkpoints' memory stamps (kept beside each checkpoint) and change ids stay
 valid; every tag is copied as it is. The destination's own id counters are
 moved past the source's. What is derived from the log is not copied but rebuilt:
 the full-text change index (FTS5 on SQLite, the term tables on PostgreSQL) batch
@@ -53,7 +53,6 @@ from langgraph.checkpoint.base import (
 )
 
 from langgraph_chronomem._checkpoint_pg import dialect_for
-from langgraph_chronomem._checkpoint_sql import SEQ_KEY, metadata_json
 from langgraph_chronomem.checkpoint import ChronoCheckpointer
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.copy import (
@@ -289,10 +288,11 @@ def copy_checkpoints(
     progress: Progress | None = None,
 ) -> int:
     """Copy every checkpoint and its pending writes from one saver to another,
-    through LangGraph's saver API: ids, parents and metadata (the memory stamp
-    `chronomem_seq` included) as they are. Returns how many were written; one
-    the destination already holds unchanged is skipped, so a second run after
-    an interruption writes only the rest.
+    through LangGraph's saver API: ids, parents and metadata as they are, and
+    between two `ChronoCheckpointer`s the memory stamp kept beside each.
+    Returns how many were written; one the destination already holds
+    unchanged is skipped, so a second run after an interruption writes only
+    the rest.
 
     Any `BaseCheckpointSaver` works on either side (LangGraph's
     `PostgresSaver` too). A `ChronoCheckpointer` destination stamps a
@@ -315,7 +315,7 @@ def copy_checkpoints(
         >>> copy_checkpoints(checkpointer, saver)
         1
         >>> next(saver.list(None)).metadata
-        {'chronomem_seq': 0, 'source': 'input'}
+        {'source': 'input'}
         >>> store.close()
 
     Args:
@@ -334,9 +334,14 @@ def copy_checkpoints(
         )
     tell = progress or _silent
     written = 0
+    stamps = isinstance(dest, ChronoCheckpointer)  # only it keeps memory stamps
     for seen, found in enumerate(source.list(None), start=1):
-        if _differs(found, dest.get_tuple(found.config)) is not None:
-            _put(dest, found)
+        stamp = _stamp(source, found.config) if stamps else None
+        copied = dest.get_tuple(found.config)
+        if _differs(found, copied) is not None or (
+            stamp is not None and _stamp(dest, found.config) != stamp
+        ):
+            _put(dest, found, stamp)
             written += 1
         tell("checkpoints", seen, None)
     return written
@@ -425,9 +430,17 @@ def _differs(a: CheckpointTuple, b: CheckpointTuple | None) -> str | None:
     return None
 
 
-def _put(dest: BaseCheckpointSaver[Any], found: CheckpointTuple) -> None:
+def _stamp(saver: BaseCheckpointSaver[Any], config: Any) -> int | None:
+    """A checkpoint's memory stamp, where the saver keeps one."""
+    return saver._stamp(config) if isinstance(saver, ChronoCheckpointer) else None
+
+
+def _put(
+    dest: BaseCheckpointSaver[Any], found: CheckpointTuple, stamp: int | None
+) -> None:
     """Write one checkpoint and its pending writes to `dest` as the source holds
-    them (writes first: a checkpoint present means its writes are too)."""
+    them (writes first: a checkpoint present means its writes are too), and
+    its memory `stamp`, if any, to a `ChronoCheckpointer`."""
     own = found.config
     tasks: dict[str, list[tuple[str, Any]]] = {}
     for task_id, channel, value in found.pending_writes or ():
@@ -450,18 +463,8 @@ def _put(dest: BaseCheckpointSaver[Any], found: CheckpointTuple) -> None:
     }
     checkpoint = found.checkpoint
     dest.put(config, checkpoint, found.metadata, checkpoint["channel_versions"])
-    if isinstance(dest, ChronoCheckpointer) and SEQ_KEY in found.metadata:
-        engine = dest.store._engine
-        with engine.transaction(write=True) as tx:
-            tx.cur.execute(
-                dialect_for(engine).SET_METADATA,
-                (
-                    metadata_json(found.metadata),
-                    configurable["thread_id"],
-                    configurable.get("checkpoint_ns", ""),
-                    configurable["checkpoint_id"],
-                ),
-            )
+    if isinstance(dest, ChronoCheckpointer) and stamp is not None:
+        dest._restamp(own, stamp)
 
 
 # -- the check -------------------------------------------------------------------

@@ -30,7 +30,7 @@ from typing_extensions import TypedDict
 from langgraph_chronomem import ChronoStore, commit_context
 from langgraph_chronomem import _checkpoint_sql as sql
 from langgraph_chronomem import checkpoint as checkpoint_module
-from langgraph_chronomem.checkpoint import SEQ_KEY, ChronoCheckpointer
+from langgraph_chronomem.checkpoint import ChronoCheckpointer
 from langgraph_chronomem.deployment import open_chronomem
 from langgraph_chronomem.errors import (
     ConfigError,
@@ -172,8 +172,8 @@ def test_each_checkpoint_records_the_memory_position(
     store.put(ALICE, "city", {"city": "Boston"})
     store.put(BOB, "pet", {"kind": "cat"})
     second = put(checkpointer, parent=first)
-    assert checkpointer.get_tuple(first).metadata[SEQ_KEY] == 0
-    assert checkpointer.get_tuple(second).metadata[SEQ_KEY] == last_seq(store) == 2
+    assert checkpointer._stamp(first) == 0
+    assert checkpointer._stamp(second) == last_seq(store) == 2
 
 
 def test_position_stops_before_writes_from_the_checkpoint_itself(
@@ -194,7 +194,7 @@ def test_position_stops_before_writes_from_the_checkpoint_itself(
         store.put(ALICE, "b", {"n": 3})  # a task of this thread, from this checkpoint
     config = {"configurable": {**first["configurable"], "user_id": "alice"}}
     saved = checkpointer.put(config, checkpoint, generate_metadata(), {})
-    assert checkpointer.get_tuple(saved).metadata[SEQ_KEY] == before
+    assert checkpointer._stamp(saved) == before
     assert checkpointer.memory_version(saved, ALICE) == 1
 
 
@@ -234,7 +234,7 @@ def test_bad_metadata_on_a_fork_leaves_memory_alone(
     assert len(list(checkpointer.list(None))) == 2
     forked = checkpointer.put(fork, generate_checkpoint(), generate_metadata(), {})
     assert store.log(ALICE)[0].author == "time-travel"
-    assert checkpointer.get_tuple(forked).metadata[SEQ_KEY] == last_seq(store) == 2
+    assert checkpointer._stamp(forked) == last_seq(store) == 2
 
 
 async def test_memory_version_errors(checkpointer: ChronoCheckpointer) -> None:
@@ -246,9 +246,104 @@ async def test_memory_version_errors(checkpointer: ChronoCheckpointer) -> None:
     with checkpointer._engine.transaction(
         write=True
     ) as tx:  # as another saver wrote it
-        tx.cur.execute("UPDATE checkpoints SET metadata = '{}'")
+        tx.cur.execute("UPDATE checkpoints SET memory_seq = NULL")
     with pytest.raises(VersionError, match="no memory position"):
         await checkpointer.amemory_version(saved, ALICE)
+
+
+# -- metadata as written ------------------------------------------------------
+
+
+async def test_metadata_round_trips_exactly_as_written(
+    store: ChronoStore, checkpointer: ChronoCheckpointer
+) -> None:
+    """The memory position is kept beside a checkpoint, never in its metadata."""
+    store.put(ALICE, "city", {"city": "Boston"})
+    written: Any = {"source": "input", "step": -1, "parents": {}, "user_id": "alice"}
+    saved = checkpointer.put(generate_config("t1"), generate_checkpoint(), written, {})
+    store.put(ALICE, "city", {"city": "Paris"})
+    assert checkpointer.get_tuple(saved).metadata == written  # type: ignore[union-attr]
+    assert (await checkpointer.aget_tuple(saved)).metadata == written  # type: ignore[union-attr]
+    assert [t.metadata for t in checkpointer.list(None)] == [written]
+    assert [t.metadata async for t in checkpointer.alist(None)] == [written]
+    assert not list(checkpointer.list(None, filter={"chronomem_seq": 1}))
+    assert checkpointer.memory_version(saved) == 1  # the position is still there
+
+
+def counter_graph(saver: BaseCheckpointSaver[Any], store: ChronoStore) -> Any:
+    """A graph of two steps, each writing alice's memory."""
+
+    class State(TypedDict):
+        n: int
+
+    def step(state: State) -> dict[str, int]:
+        store.put(ALICE, f"n{state['n']}", {"n": state["n"]})
+        return {"n": state["n"] + 1}
+
+    return (
+        StateGraph(State)
+        .add_node("one", step)
+        .add_node("two", step)
+        .add_edge(START, "one")
+        .add_edge("one", "two")
+        .compile(checkpointer=saver, store=store)
+    )
+
+
+def test_a_graphs_state_metadata_is_what_langgraphs_own_saver_gives(
+    store: ChronoStore, checkpointer: ChronoCheckpointer
+) -> None:
+    """`get_state` and `get_state_history` show the metadata LangGraph wrote,
+    as LangGraph's `InMemorySaver` shows it, and time travel still knows
+    where memory stood."""
+    config: Any = {"configurable": {"thread_id": "t1", "user_id": "alice"}}
+    ours, theirs = (
+        counter_graph(checkpointer, store),
+        counter_graph(InMemorySaver(), store),
+    )
+    for graph in (ours, theirs):
+        graph.invoke({"n": 0}, config)
+    assert ours.get_state(config).metadata == theirs.get_state(config).metadata
+    history = [s.metadata for s in ours.get_state_history(config)]
+    assert history == [s.metadata for s in theirs.get_state_history(config)]
+    assert all("chronomem_seq" not in m for m in history) and len(history) == 4
+    versions = [
+        checkpointer.memory_version(s.config) for s in ours.get_state_history(config)
+    ]
+    assert versions == [2, 1, 0, 0]
+
+
+def old_insert(dialect: sql.CheckpointSQL) -> str:
+    """A checkpoint row as written before `memory_seq` had its own column."""
+    json_type = "TEXT" if dialect is sql.SQLITE else "jsonb"
+    return (
+        f"INSERT INTO {dialect.TABLE} (thread_id, checkpoint_ns, checkpoint_id, "
+        "parent_checkpoint_id, type, checkpoint, metadata) "
+        f"VALUES (?, ?, ?, ?, ?, ?, CAST(? AS {json_type}))"
+    )
+
+
+def test_an_old_checkpoint_moves_its_position_out_of_the_metadata(
+    store: ChronoStore,
+) -> None:
+    """A database written before `memory_seq` had its own column: opening the
+    checkpointer moves each position out of the metadata, and time travel
+    still finds it."""
+    dialect = checkpoint_module.dialect_for(store._engine)
+    store._engine.migrate(dialect.MIGRATIONS[:-1])
+    store.put(ALICE, "city", {"city": "Boston"})
+    kind, blob = JsonPlusSerializer().dumps_typed(generate_checkpoint())
+    old = {"source": "input", "step": -1, "user_id": "alice", "chronomem_seq": 1}
+    with store._engine.transaction(write=True) as tx:
+        row = ("t1", "", "1ef0", None, kind, blob, json.dumps(old))
+        tx.cur.execute(old_insert(dialect), row)
+    store.put(ALICE, "city", {"city": "Paris"})
+    checkpointer = ChronoCheckpointer(store)
+    saved = generate_config("t1", checkpoint_id="1ef0")
+    found = checkpointer.get_tuple(saved)
+    assert found is not None
+    assert found.metadata == {"source": "input", "step": -1, "user_id": "alice"}
+    assert checkpointer.memory_version(saved) == 1
 
 
 # -- the stored data ----------------------------------------------------------
@@ -262,7 +357,7 @@ def test_metadata_is_stored_whole_and_filters_by_json_type(
     put(checkpointer, step=2, flag=False, n=True)
     (saved,) = checkpointer.list(None, filter={"step": 1})
     assert {k: saved.metadata[k] for k in rich} == rich  # type: ignore[literal-required]
-    assert set(saved.metadata) == {*rich, "source", "step", "parents", SEQ_KEY}
+    assert set(saved.metadata) == {*rich, "source", "step", "parents"}
 
     def steps(**filter: Any) -> list[int]:
         return [t.metadata["step"] for t in checkpointer.list(None, filter=filter)]
@@ -301,7 +396,7 @@ def test_an_older_checkpoint_schema_upgrades_and_still_finds_runs(
         for n, run in enumerate(["run-a", "run-b", None, "run-a"]):
             meta = {"step": n, **({"run_id": run} if run else {})}
             row = ("t1", "", f"c{n}", None, *serde.dumps_typed(generate_checkpoint()))
-            tx.cur.execute(sql.SQLITE.UPSERT, (*row, json.dumps(meta)))
+            tx.cur.execute(old_insert(sql.SQLITE), (*row, json.dumps(meta)))
             write = ("t1", "", f"c{n}", "task", "", 0, "ch", *serde.dumps_typed(n))
             tx.cur.execute(sql.SQLITE.KEEP_WRITE, write)
     checkpointer = ChronoCheckpointer(store)
@@ -365,7 +460,7 @@ def test_copy_and_delete_leave_memory_alone(
     saved = put(checkpointer, user_id="alice")
     checkpointer.copy_thread("t1", "t2")
     copied = checkpointer.get_tuple(generate_config("t2"))
-    assert copied is not None and copied.metadata[SEQ_KEY] == 1
+    assert copied is not None and checkpointer._stamp(copied.config) == 1
     assert checkpointer.memory_version(copied.config) == 1
     checkpointer.delete_thread("t1")
     assert checkpointer.get_tuple(saved) is None

@@ -448,7 +448,7 @@ def test_checkpoints_copy_into_langgraphs_postgres_saver(
             for found in source.list(None):
                 copy = saver.get_tuple(found.config)
                 assert copy is not None
-                assert copy.metadata == found.metadata  # chronomem_seq included
+                assert copy.metadata == found.metadata
                 assert copy.parent_config == found.parent_config
                 assert copy.checkpoint == found.checkpoint
                 assert copy.pending_writes == found.pending_writes

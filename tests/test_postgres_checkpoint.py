@@ -34,6 +34,8 @@ from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_checkpoint import (  # noqa: F401  (any database, run here)
     assert_full_conformance,
     put,
+    test_a_graphs_state_metadata_is_what_langgraphs_own_saver_gives,
+    test_an_old_checkpoint_moves_its_position_out_of_the_metadata,
     test_async_twins_give_the_sync_answers,
     test_bad_metadata_is_refused_and_writes_nothing,
     test_bad_metadata_on_a_fork_leaves_memory_alone,
@@ -45,6 +47,7 @@ from tests.test_checkpoint import (  # noqa: F401  (any database, run here)
     test_many_threads_share_the_lock_safely,
     test_memory_version_derives_any_scope,
     test_metadata_is_stored_whole_and_filters_by_json_type,
+    test_metadata_round_trips_exactly_as_written,
     test_pending_writes_come_in_writes_sort_key_order,
     test_position_stops_before_writes_from_the_checkpoint_itself,
 )
@@ -173,7 +176,7 @@ def test_memory_version_refuses_a_checkpoint_without_a_position(
 ) -> None:
     saved = put(checkpointer)
     with checkpointer._engine.transaction(write=True) as tx:  # as another saver
-        tx.cur.execute("UPDATE chronomem_checkpoints SET metadata = '{}'")
+        tx.cur.execute("UPDATE chronomem_checkpoints SET memory_seq = NULL")
     with pytest.raises(VersionError, match="no memory position"):
         checkpointer.memory_version(saved, ALICE)
 
