@@ -167,11 +167,15 @@ def _address(config: RunnableConfig) -> tuple[str, str, str | None]:
 @dataclass(frozen=True)
 class _Travel:
     """Where time travel takes a thread's memory: its scope, the checkpoint's
-    memory position (`seq`), and, for a whole-scope rewind, its version there."""
+    memory position (`seq`), for a whole-scope rewind its version there,
+    whether memory itself moves (`restore`), and the pending proposals made
+    since, which the travel rejects."""
 
     scope: Namespace
     seq: int
     version: int | None = None
+    restore: bool = True
+    proposals: tuple[int, ...] = ()
 
 
 def _check_template(template: NamespaceTemplate, depth: int, *, rewind: bool) -> None:
@@ -206,8 +210,9 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             this thread's own runs changed there since the checkpoint, in one
             commit: other threads' writes (the user's other conversations)
             stay. `"rewind"` rolls the whole scope back to its version at the
-            checkpoint, other threads' writes since included. `"keep"` leaves
-            memory alone.
+            checkpoint, other threads' writes since included. Either way the
+            pending proposals (writes awaiting review) made since by what is
+            undone are rejected. `"keep"` leaves memory alone.
         serde: How checkpoints and writes are encoded (LangGraph's
             `JsonPlusSerializer` by default).
 
@@ -647,35 +652,54 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                 checkpoint_id,
             )
             return None
+        # Proposals made since by what the travel undoes (this thread's runs,
+        # or with `rewind` anyone) would wait for a review of a past that the
+        # thread no longer has: the travel rejects them.
+        stale = tuple(
+            p.version
+            for p in tx.proposals(scope)
+            if p.seq > stamp
+            and (
+                self.on_time_travel == "rewind"
+                or p.labels.get("thread_id") == thread_id
+            )
+        )
         try:
             if self.on_time_travel == "revert":
                 plan = tx.matching_revert_plan(scope, by_thread(thread_id), stamp)
-                return _Travel(scope, stamp) if plan.restore else None
-            target = self._sql.version_at(tx.cur, scope_text(scope), stamp)
-            head = tx.head(scope)
-            if head == target or not tx.diff(scope, target, head):
-                return None
-            tx.check_whole(scope, target)
+                restore = bool(plan.restore)
+                target = None
+            else:
+                target = self._sql.version_at(tx.cur, scope_text(scope), stamp)
+                head = tx.head(scope)
+                restore = head != target and bool(tx.diff(scope, target, head))
+                if restore:
+                    tx.check_whole(scope, target)
         except CompactedError as exc:  # the graph goes on; its memory cannot
             logger.warning("checkpoint %s: memory not rewound: %s", checkpoint_id, exc)
             return None
-        return _Travel(scope, stamp, target)
+        if not (restore or stale):
+            return None
+        return _Travel(scope, stamp, target, restore, stale)
 
     def _rewind(self, thread_id: str, checkpoint_id: str, travel: _Travel) -> None:
         """Take the thread's memory back to the checkpoint, as a commit labelled
         with the thread and checkpoint: this thread's changes since reverted,
-        or (`rewind`) the whole scope rolled back to its version there."""
+        or (`rewind`) the whole scope rolled back to its version there. The
+        pending proposals those changes include are rejected, one commit each:
+        the replay proposes again what it still means to."""
         labels = {"thread_id": thread_id, "checkpoint_id": checkpoint_id}
         reason = f"time travel: thread {thread_id} back to checkpoint {checkpoint_id}"
+        commit: Commit | None = None
         with commit_context(labels=labels):
-            if travel.version is not None:
-                commit: Commit | None = self.store.rollback(
+            if travel.restore and travel.version is not None:
+                commit = self.store.rollback(
                     travel.scope,
                     travel.version,
                     author=TIME_TRAVEL_AUTHOR,
                     reason=reason,
                 )
-            else:
+            elif travel.restore:
                 commit = self.store._revert_thread(
                     travel.scope,
                     thread_id,
@@ -683,6 +707,16 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                     author=TIME_TRAVEL_AUTHOR,
                     reason=f"{reason}: its own changes since undone",
                 )
+            for version in travel.proposals:
+                try:
+                    self.store.reject(
+                        travel.scope,
+                        version,
+                        author=TIME_TRAVEL_AUTHOR,
+                        reason=f"{reason}: proposed by a run it went back before",
+                    )
+                except VersionError:  # someone decided it meanwhile
+                    continue
         if commit is not None:
             logger.info("time travel on thread %s: %s", thread_id, commit.summary)
 

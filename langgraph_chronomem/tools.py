@@ -45,6 +45,7 @@ from langgraph_chronomem.errors import (
     ConfigError,
     InvalidRequestError,
     ScopeError,
+    VersionError,
     WriteConflictError,
 )
 from langgraph_chronomem.namespace import NamespaceTemplate
@@ -249,7 +250,7 @@ def _undo(
     """Resolve `request`, ask for approval if wanted, apply; say what happened."""
     try:
         resolution = store.resolve(scope, request, mode="rollback" if whole else "auto")
-    except InvalidRequestError as exc:
+    except (InvalidRequestError, VersionError) as exc:  # e.g. a proposal's id
         return f"Nothing changed: {exc}."
     choice = None
     if approval and resolution.candidates:

@@ -80,6 +80,7 @@ from tests.test_time_travel import (  # noqa: F401  (real graphs, run here)
     memory,
     run,
     test_a_fork_keeps_what_three_other_threads_wrote,
+    test_a_proposal_of_a_run_time_travel_undid_is_rejected,
     test_a_replay_in_exit_mode_keeps_its_own_writes,
     test_a_replay_sees_memory_as_the_first_run_did,
     test_an_item_another_thread_wrote_over_keeps_that_threads_value,

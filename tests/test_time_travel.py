@@ -301,3 +301,46 @@ def test_the_whole_scope_rewind_is_there_when_asked(store: ChronoStore) -> None:
     assert replayed["seen"][-1] == ["turn1", "turn11"]  # t2's turn12 rolled back too
     (rewind,) = rewinds(store)
     assert rewind.author == "time-travel"
+
+
+# -- proposals (writes awaiting review) ---------------------------------------
+
+
+def propose(state: Turn, config: RunnableConfig, *, store: BaseStore) -> dict[str, Any]:
+    """`write`, as a proposal a person must approve."""
+    with commit_context(review=True):
+        return write(state, config, store=store)
+
+
+@pytest.mark.parametrize(
+    ("mode", "kept"), [("revert", ["turn1", "turn9"]), ("rewind", ["turn1"])]
+)
+def test_a_proposal_of_a_run_time_travel_undid_is_rejected(
+    store: ChronoStore, mode: TimeTravel, kept: list[str]
+) -> None:
+    """A replay rejects what the runs it goes back before proposed (with
+    `rewind`, what anyone proposed since), so no review waits on a past the
+    thread left; the replayed run proposes again."""
+    saver = ChronoCheckpointer(store, on_time_travel=mode)
+    graph = (
+        StateGraph(Turn)
+        .add_node(read)
+        .add_node("write", propose)
+        .add_edge(START, "read")
+        .add_edge("read", "write")
+        .compile(checkpointer=saver, store=store)
+    )
+    graph.invoke({"turn": 1}, run())
+    graph.invoke({"turn": 2}, run())
+    graph.invoke({"turn": 9}, run(thread="t2"))  # the user's other thread
+
+    def pending() -> list[str]:
+        return [p.changes[0].key for p in store.proposals(ALICE)]
+
+    assert pending() == ["turn1", "turn2", "turn9"]
+    graph.invoke(None, at(before(graph, "read", 2, run())))
+    assert pending() == [*kept, "turn2"]  # turn2 proposed again by the replay
+    rejected = [c for c in store.log(ALICE) if c.op == "reject"]
+    assert {c.author for c in rejected} == {"time-travel"}
+    assert all(c.labels["thread_id"] == "t1" for c in rejected)
+    assert memory(store) == []  # nothing was approved, nothing is in memory

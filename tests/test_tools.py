@@ -29,7 +29,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import PutOp
 from langgraph.types import Command
 
-from langgraph_chronomem import ChronoStore, ConfigError, ScopeError
+from langgraph_chronomem import ChronoStore, ConfigError, ScopeError, commit_context
 from langgraph_chronomem.search.candidates import DIFF_SHOWN
 from langgraph_chronomem.tools import (
     NamespaceTemplate,
@@ -354,6 +354,26 @@ def test_a_request_that_names_no_change_changes_nothing_and_asks_nothing(
     assert "__interrupt__" not in result  # nothing to ask a person about
     assert replies(result) == [reply]
     assert alice.head(ALICE) == 4
+
+
+@pytest.mark.parametrize("approval", [False, True])
+@pytest.mark.parametrize("request_", ["v5", "5", "undo v5"])
+def test_a_proposals_id_gets_a_reply_and_changes_nothing(
+    alice: ChronoStore, approval: bool, request_: str
+) -> None:
+    """A write waiting for review (v5) is nothing to undo: the tool says so
+    and how to decide it, as it answers every other request it cannot act on."""
+    with commit_context(review=True):
+        alice.put(ALICE, "home", {"content": ROME})
+    tool = create_undo_memory_tool(require_approval=approval)
+    graph = agent_graph(alice, [call("undo_memory", request=request_)], [tool])
+    result = graph.invoke(ask(request_), config())
+    assert "__interrupt__" not in result
+    assert replies(result) == [
+        "Nothing changed: v5 is a proposal: nothing it holds is in memory to "
+        "revert; approve or reject it instead."
+    ]
+    assert alice.head(ALICE) == 5 and [p.version for p in alice.proposals(ALICE)] == [5]
 
 
 # 3. approval through interrupt()
