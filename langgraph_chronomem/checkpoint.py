@@ -319,6 +319,27 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
                 self._rewound[thread_id] = row[2]
         return found
 
+    def get_iter(self, config: RunnableConfig) -> Iterator[CheckpointTuple]:
+        """`get_tuple`'s checkpoint as an iterator of none or one.
+
+        The sync form of `aget_iter`, which LangGraph's server calls to read a
+        thread's state; it finds it overridden, so it uses this one instead of
+        its own fallback.
+        """
+        found = self.get_tuple(config)
+        return iter(() if found is None else (found,))
+
+    async def aget_iter(self, config: RunnableConfig) -> AsyncIterator[CheckpointTuple]:
+        """Async `get_iter`: awaited, it returns the iterator (as LangGraph's
+        server awaits it), its checkpoint already read."""
+        found = await self.aget_tuple(config)
+
+        async def one() -> AsyncIterator[CheckpointTuple]:
+            if found is not None:
+                yield found
+
+        return one()
+
     def _rewinds(self, ns: str, checkpoint_id: str | None) -> bool:
         """Whether going to `checkpoint_id` may rewind memory: root namespace only."""
         return self.on_time_travel != "keep" and ns == "" and bool(checkpoint_id)

@@ -13,6 +13,7 @@ at (see `langgraph.json` at the repository root, and the docs).
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -26,7 +27,19 @@ from langgraph_chronomem.checkpoint import ChronoCheckpointer, TimeTravel
 from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.store import ChronoStore, is_conn_string
 
-__all__ = ["open_chronomem", "shared_chronomem"]
+__all__ = ["DEFAULT_PATH", "open_chronomem", "shared_chronomem"]
+
+DEFAULT_PATH = str(
+    Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    / "chronomem"
+)
+"""The store's directory when nothing names one (no `--path`, no
+`$CHRONOMEM_PATH`), for the `chronomem` CLI and a LangGraph server alike:
+`$XDG_DATA_HOME/chronomem`, else `~/.local/share/chronomem`.
+
+Outside the project on purpose: `langgraph dev` watches every file under its
+working directory and logs "changes detected" for each write there.
+"""
 
 
 def open_chronomem(

@@ -569,3 +569,39 @@ def test_many_threads_share_the_lock_safely(checkpointer: ChronoCheckpointer) ->
         thread.join()
     assert errors == []
     assert len(list(checkpointer.list(None))) == 20
+
+
+# -- on LangGraph's server ------------------------------------------------------
+
+
+async def test_the_langgraph_server_finds_every_method_it_checks(
+    checkpointer: ChronoCheckpointer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's adapter for a custom checkpointer (in `langgraph_api`) looks
+    for `aget_iter`, `adelete_thread`, `adelete_for_runs`, `acopy_thread` and
+    `aprune`, and degrades (fallbacks, refused requests) for each one missing."""
+    # What `langgraph dev` sets before `langgraph_api` reads its config.
+    for name, value in [
+        ("REDIS_URI", "fake"),
+        ("DATABASE_URI", ":memory:"),
+        ("MIGRATIONS_PATH", "__inmem"),
+    ]:
+        monkeypatch.setenv(name, value)
+    adapter_module = pytest.importorskip("langgraph_api._checkpointer._adapter")
+    found = adapter_module.CheckpointerCapabilities.from_type(ChronoCheckpointer)
+    assert all(getattr(found, name) for name in found.__slots__)
+    server = adapter_module._CustomCheckpointerAdapter(checkpointer, found)
+    first = put(checkpointer)
+    latest = put(checkpointer, parent=first)
+    thread = generate_config("t1")
+    assert [t.config async for t in await server.aget_iter(thread)] == [latest]
+    assert [t.config async for t in await server.aget_iter(first)] == [first]
+    assert [t.config for t in checkpointer.get_iter(first)] == [first]
+    assert not [t async for t in await server.aget_iter(generate_config("none"))]
+    assert not list(checkpointer.get_iter(generate_config("none")))
+    await server.acopy_thread("t1", "t2")
+    await server.aprune(["t1"], strategy="keep_latest")
+    assert [t.config for t in checkpointer.list(thread)] == [latest]
+    await server.adelete_thread("t1")
+    assert checkpointer.get_tuple(thread) is None
+    assert len(list(checkpointer.list(generate_config("t2")))) == 2

@@ -50,6 +50,7 @@ from tests.test_checkpoint import (  # noqa: F401  (any database, run here)
     test_metadata_round_trips_exactly_as_written,
     test_pending_writes_come_in_writes_sort_key_order,
     test_position_stops_before_writes_from_the_checkpoint_itself,
+    test_the_langgraph_server_finds_every_method_it_checks,
 )
 from tests.test_compat import embed
 from tests.test_conditional_writes import (  # noqa: F401  (any database, run here)

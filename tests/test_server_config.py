@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import string
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import AsyncExitStack
@@ -25,6 +27,7 @@ import pytest
 
 from langgraph_chronomem import ChronoStore, deployment
 from langgraph_chronomem.checkpoint import ChronoCheckpointer
+from langgraph_chronomem.cli import _app, build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 _LOADED: list[str] = []  # sys.modules entries the loaders below made
@@ -138,3 +141,26 @@ async def test_the_server_wiring_runs_a_graph_with_time_travel(
     assert deployment._OPENED == {}  # the last exit closed the pair
     with pytest.raises(Exception, match="closed"):
         store.head(("memories", "alice"))
+
+
+def test_the_cli_and_the_server_share_one_default_outside_the_project(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`chronomem` with no `--path` opens the store a server made with no
+    `$CHRONOMEM_PATH`: one default, defined once, in the user's data directory,
+    where `langgraph dev` (which watches its whole working directory) does not
+    log each write as a change."""
+    assert _app.DEFAULT_PATH is deployment.DEFAULT_PATH
+    monkeypatch.delenv("CHRONOMEM_PATH", raising=False)
+    assert _app.store_location(build_parser().parse_args(["log"])) == (
+        deployment.DEFAULT_PATH
+    )
+    default = Path(deployment.DEFAULT_PATH)
+    assert default.is_absolute() and not default.is_relative_to(ROOT)
+    shown = subprocess.run(
+        [sys.executable, "-c", "import langgraph_chronomem.deployment as d; "
+         "print(d.DEFAULT_PATH)"],
+        env={**os.environ, "XDG_DATA_HOME": str(tmp_path)},
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert shown.stdout.strip() == str(tmp_path / "chronomem")

@@ -48,6 +48,7 @@ from langgraph_chronomem.cli.errors import (
     EXIT_USAGE,
     CliError,
 )
+from langgraph_chronomem.deployment import DEFAULT_PATH
 from langgraph_chronomem.errors import VersionNotFound
 from langgraph_chronomem.store import DATABASE_FILE, ChronoStore, is_conn_string
 
@@ -73,7 +74,6 @@ __all__ = [
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """What each command module's `register(commands, common)` adds its parsers to."""
 
-DEFAULT_PATH = "./memory"
 PATH_VARIABLE = "CHRONOMEM_PATH"
 _NAMED = 5
 """How many of the store's scopes an unknown-scope error names."""
