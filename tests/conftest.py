@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -24,6 +25,17 @@ os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 # Models come from `python -m langgraph_chronomem.models provision`, never a download.
 os.environ.setdefault("CHRONOMEM_OFFLINE", "1")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"stopped by signal {signal.Signals(signum).name}")
+
+
+# SIGTERM (a CI timeout, `kill`) ends Python at once, skipping every teardown, so a
+# test PostgreSQL server (tests/pg.py) kept running and temp directories stayed.
+# As an interrupt, pytest stops the run the way Ctrl-C does and tears down.
+if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+    signal.signal(signal.SIGTERM, _interrupt)
 
 
 class NetworkAccessError(RuntimeError):

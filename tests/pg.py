@@ -1,8 +1,10 @@
 """A private PostgreSQL 15 server for the test session, and a fresh database per test.
 
 The server is this session's own: `initdb` into a temp directory, a free local
-port, its unix socket in that directory, stopped and deleted at the end. Nothing
-needs to run beforehand; only Debian's `postgresql-15` package must be installed
+port, its unix socket in that directory, stopped and deleted at the end, also
+when the run is stopped (Ctrl-C, or SIGTERM, which `conftest.py` turns into the
+same interrupt) or the interpreter exits without a teardown. Nothing needs to
+run beforehand; only Debian's `postgresql-15` package must be installed
 (`apt-get install postgresql-15`). Missing binaries fail the tests that need them
 with that instruction, never skip them.
 
@@ -21,13 +23,17 @@ test on this server fails when it does not.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import itertools
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,19 +98,24 @@ class PostgresServer:
                 "CHRONOMEM_PG_BIN at a directory holding its binaries"
             )
         self.root = Path(tempfile.mkdtemp(prefix="chronomem-pg-"))
-        self._hand_over(self.root)
-        self.port = _free_port()
-        self._run(
-            "initdb",
-            "-D", str(self.data),
-            "-U", SUPERUSER,
-            "--auth=trust",
-            "--encoding=UTF8",
-            "--locale=C.UTF-8",
-            "--locale-provider=icu",
-            "--icu-locale=en-US",
-        )  # fmt: skip
-        self._pg_ctl_start()
+        atexit.register(self.stop)  # when no teardown runs (an interrupted setup)
+        try:
+            self._hand_over(self.root)
+            self.port = _free_port()
+            self._run(
+                "initdb",
+                "-D", str(self.data),
+                "-U", SUPERUSER,
+                "--auth=trust",
+                "--encoding=UTF8",
+                "--locale=C.UTF-8",
+                "--locale-provider=icu",
+                "--icu-locale=en-US",
+            )  # fmt: skip
+            self._pg_ctl_start()
+        except BaseException:  # an interrupt too: `with` would not call __exit__
+            self.stop()
+            raise
         return self
 
     def _pg_ctl_start(self) -> None:
@@ -133,15 +144,23 @@ class PostgresServer:
         self._pg_ctl_start()
 
     def stop(self) -> None:
-        """Stop the server (fast shutdown) and delete its directory."""
+        """Stop the server (fast shutdown) and delete its directory.
+
+        A second Ctrl-C or SIGTERM waits until both are done, so stopping
+        twice leaves nothing behind either.
+        """
         if self.root is None:
             return
-        try:
-            if (self.data / "postmaster.pid").exists():
-                self._run("pg_ctl", "stop", "-w", "-m", "fast", "-D", str(self.data))
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
-            self.root = None
+        with _interrupts_held():
+            atexit.unregister(self.stop)
+            try:
+                if (self.data / "postmaster.pid").exists():
+                    self._run(
+                        "pg_ctl", "stop", "-w", "-m", "fast", "-D", str(self.data)
+                    )  # fmt: skip
+            finally:
+                shutil.rmtree(self.root, ignore_errors=True)
+                self.root = None
 
     def create_database(self, prefix: str = "test") -> str:
         """A new empty database; returns its connection string."""
@@ -183,6 +202,20 @@ class PostgresServer:
                 f"{program} failed ({done.returncode}):\n{done.stdout}{done.stderr}"
                 f"{server_log}"
             )
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back (delivered on leaving) in the main thread."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _free_port() -> int:
