@@ -9,6 +9,7 @@
 >>> store.close()
 """
 
+from langgraph_chronomem.aio import AsyncChronoStore
 from langgraph_chronomem.checkpoint import ChronoCheckpointer
 from langgraph_chronomem.context import commit_context
 from langgraph_chronomem.deployment import open_chronomem, shared_chronomem
@@ -30,6 +31,7 @@ from langgraph_chronomem.errors import (
     InvalidFilterError,
     InvalidRequestError,
     InvalidValueError,
+    NamespaceError,
     ReadOnlyError,
     ScopeError,
     StorageError,
@@ -50,6 +52,7 @@ from langgraph_chronomem.undo import UndoResult
 from langgraph_chronomem.view import StoreView
 
 __all__ = [
+    "AsyncChronoStore",
     "Candidate",
     "Change",
     "ChronoCheckpointer",
@@ -66,6 +69,7 @@ __all__ = [
     "InvalidValueError",
     "ItemVersion",
     "MatchedRevert",
+    "NamespaceError",
     "NamespaceTemplate",
     "ReadOnlyError",
     "Redaction",

@@ -26,6 +26,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.runtime import Runtime
 
 from langgraph_chronomem.engine.types import CommitMeta
+from langgraph_chronomem.ops import check_text
 
 __all__ = ["commit_context", "current_meta", "runtime_labels"]
 
@@ -61,7 +62,20 @@ def commit_context(
 
     Yields:
         The metadata now in force.
+
+    Raises:
+        InvalidRequestError: If the author, reason or a label is not valid
+            Unicode (a lone surrogate, as undecoded bytes become): no commit
+            could store it, so the block does not start.
     """
+    for what, text in (
+        ("author", author),
+        ("reason", reason),
+        *(("label name", name) for name in labels or {}),
+        *((f"label {name!r}", value) for name, value in (labels or {}).items()),
+    ):
+        if isinstance(text, str):
+            check_text(what, text)
     outer = _META.get() or CommitMeta()
     merged = replace(
         outer,

@@ -12,6 +12,8 @@ A failed call changes nothing: every check runs before the first write.
 
 from __future__ import annotations
 
+from langgraph.store.base import InvalidNamespaceError
+
 __all__ = [
     "ChronomemError",
     "CompactedError",
@@ -20,6 +22,7 @@ __all__ = [
     "InvalidFilterError",
     "InvalidRequestError",
     "InvalidValueError",
+    "NamespaceError",
     "ReadOnlyError",
     "ScopeError",
     "StorageError",
@@ -38,6 +41,16 @@ class ScopeError(ChronomemError, ValueError):
 
     Raised when a namespace is shorter than `scope_depth`, when an `as_of` view is
     asked about a namespace outside its scope, or when a scope argument is empty.
+    """
+
+
+class NamespaceError(ScopeError, InvalidNamespaceError):
+    """A namespace written as one string (`"memories/alice"` for
+    `("memories", "alice")`), or with a label that is not valid Unicode.
+
+    It is also LangGraph's `InvalidNamespaceError`, which LangGraph's stores
+    raise for the labels they refuse, and a `ScopeError`, as every bad scope
+    argument is.
     """
 
 
@@ -73,9 +86,10 @@ class InvalidValueError(ChronomemError, ValueError):
 
 
 class InvalidFilterError(ChronomemError, ValueError):
-    """A search filter uses an unknown operator, an unsafe key or a value that
-    can match nothing (NaN), or has a top-level `$or` or `$and` (LangGraph's
-    filters AND their fields and have neither: run one search per alternative).
+    """A search filter uses an unknown operator or an unsafe key, or has a
+    top-level `$or` or `$and` (LangGraph's filters AND their fields and have
+    neither: run one search per alternative). A comparison with NaN is no
+    error: it matches nothing, as in LangGraph's stores.
     """
 
 

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
 from langgraph.store.base import (
+    NOT_PROVIDED,
+    BaseStore,
     GetOp,
     InvalidNamespaceError,
     Item,
     ListNamespacesOp,
     MatchCondition,
+    NotProvided,
     Op,
     PutOp,
     Result,
@@ -35,19 +39,23 @@ from langgraph_chronomem.engine.types import Namespace, StoredItem, Write
 from langgraph_chronomem.errors import (
     InvalidRequestError,
     InvalidValueError,
+    NamespaceError,
     ScopeError,
 )
 from langgraph_chronomem.search.semantic import search_by_meaning
 from langgraph_chronomem.search.vectors import VectorIndex
 
 __all__ = [
+    "CheckedKeys",
     "ReadPlan",
     "check_count",
     "check_key",
+    "check_labels",
     "check_moment",
     "check_ops",
     "check_put",
     "check_scope",
+    "check_text",
     "run_reads",
 ]
 
@@ -56,17 +64,70 @@ def check_scope(namespace: Sequence[str], depth: int) -> Namespace:
     """Validate a scope argument (the scope or a namespace inside it); return the scope.
 
     Raises:
-        InvalidNamespaceError: If a label is empty, not a string or has a dot.
+        InvalidNamespaceError: If it is a string, or a label is empty, not a
+            string, not valid Unicode or has a dot.
         ScopeError: If it has fewer labels than `depth`.
     """
-    if isinstance(namespace, str):
-        raise ScopeError(
-            "a scope is a tuple of labels, like ('memories', 'alice'), "
-            f"not {namespace!r}"
-        )
+    check_labels(namespace)
     namespace = tuple(namespace)
     validate_op_namespace(GetOp(namespace, ""))
     return scope_of(namespace, depth)
+
+
+def check_labels(namespace: object) -> None:
+    """The checks of a namespace that LangGraph's `validate_op_namespace` lacks:
+    a namespace is a tuple (or list) of labels, never one string, and each
+    label is text that can be stored.
+
+        >>> check_labels("memories/alice")
+        Traceback (most recent call last):
+        ...
+        langgraph_chronomem.errors.NamespaceError: a namespace is a tuple of labels, ("memories", "alice"), not the string 'memories/alice'
+
+    Raises:
+        NamespaceError: For a string, or a label that is not valid Unicode
+            (a lone surrogate such as '\\ud800'); it is also LangGraph's
+            `InvalidNamespaceError`.
+    """  # noqa: E501
+    if isinstance(namespace, str):
+        labels = [label for label in re.split(r"[/.]", namespace) if label]
+        shown = ", ".join(f'"{label}"' for label in labels)
+        raise NamespaceError(
+            "a namespace is a tuple of labels, "
+            f"({shown}{',' if len(labels) == 1 else ''}), "
+            f"not the string {namespace!r}"
+        )
+    for label in namespace:  # type: ignore[attr-defined]
+        if isinstance(label, str):
+            check_text("namespace label", label, NamespaceError)
+
+
+def check_text(
+    what: str, text: str, error: type[Exception] = InvalidRequestError
+) -> None:
+    """Refuse text that is not valid Unicode: a lone surrogate ('\\ud800'),
+    which no database or UTF-8 file can hold, and which Python makes from
+    undecodable bytes (`os.fsdecode`, `errors='surrogateescape'`).
+
+        >>> check_text("author", "alice")
+        >>> check_text("author", "al\\udce9")
+        Traceback (most recent call last):
+        ...
+        langgraph_chronomem.errors.InvalidRequestError: author 'al\\udce9' is not valid Unicode (a lone surrogate at position 2): decode the bytes it came from as UTF-8 first; nothing was changed
+
+    Raises:
+        error: `InvalidRequestError` unless another type is given.
+    """  # noqa: E501
+    if text.isascii():  # the common case, without encoding
+        return
+    try:
+        text.encode()
+    except UnicodeEncodeError as exc:
+        raise error(
+            f"{what} {text!r} is not valid Unicode (a lone surrogate at position "
+            f"{exc.start}): decode the bytes it came from as UTF-8 first; "
+            "nothing was changed"
+        ) from None
 
 
 def check_count(name: str, number: object) -> None:
@@ -112,17 +173,85 @@ def check_key(key: object) -> None:
     """Validate an item key.
 
     Raises:
-        InvalidValueError: If it is not a string (`5` is not the key `"5"`).
+        InvalidValueError: If it is not a string (`5` is not the key `"5"`) or
+            not valid Unicode.
     """
     if not isinstance(key, str):
-        raise InvalidValueError(f"keys are strings, got {key!r}")
+        raise InvalidValueError(
+            f"keys are strings, got {key!r}: pass str(key) if you mean the text"
+        )
+    check_text("key", key, InvalidValueError)
+
+
+class CheckedKeys(BaseStore):
+    """`BaseStore`'s item methods without its `str(key)`: they turn a key of
+    `None`, `5` or a tuple into text before the op is made, so `check_ops`
+    could never refuse one. Here every key reaches the checks as given.
+
+        >>> import tempfile
+        >>> from langgraph_chronomem import ChronoStore
+        >>> with ChronoStore.from_path(tempfile.mkdtemp()) as store:
+        ...     store.get(("memories",), 5)
+        Traceback (most recent call last):
+        ...
+        langgraph_chronomem.errors.InvalidValueError: keys are strings, got 5: pass str(key) if you mean the text
+    """  # noqa: E501
+
+    def get(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        *,
+        refresh_ttl: bool | None = None,
+    ) -> Item | None:
+        """`BaseStore.get`; a key that is not a string raises `InvalidValueError`."""
+        check_key(key)
+        return super().get(namespace, key, refresh_ttl=refresh_ttl)
+
+    async def aget(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        *,
+        refresh_ttl: bool | None = None,
+    ) -> Item | None:
+        """`BaseStore.aget`; a key that is not a string raises `InvalidValueError`."""
+        check_key(key)
+        return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+
+    def delete(self, namespace: tuple[str, ...], key: str) -> None:
+        """`BaseStore.delete`; a key that is not a string raises
+        `InvalidValueError`, and nothing is deleted."""
+        check_key(key)
+        super().delete(namespace, key)
+
+    async def adelete(self, namespace: tuple[str, ...], key: str) -> None:
+        """`BaseStore.adelete`; a key that is not a string raises
+        `InvalidValueError`, and nothing is deleted."""
+        check_key(key)
+        await super().adelete(namespace, key)
+
+    async def aput(
+        self,
+        namespace: tuple[str, ...],
+        key: str,
+        value: Mapping[str, Any],
+        index: Literal[False] | list[str] | None = None,
+        *,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
+    ) -> None:
+        """`BaseStore.aput`; a key that is not a string raises
+        `InvalidValueError`, and nothing is written."""
+        check_key(key)
+        await super().aput(namespace, key, value, index, ttl=ttl)
 
 
 def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
     """Validate every op of a batch; return the ops and the writes they make.
 
     Raises:
-        InvalidNamespaceError: For LangGraph's namespace rules.
+        InvalidNamespaceError: For LangGraph's namespace rules, a namespace
+            given as one string, or a label that is not valid Unicode.
         ScopeError: For a get or put namespace shorter than `depth`.
         InvalidValueError: For a key that is not a string, a put value that is
             not a dict or a bad TTL.
@@ -145,6 +274,12 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
             continue
         if not isinstance(op, (SearchOp, ListNamespacesOp)):
             raise TypeError(f"not a store op: {op!r}")
+        for namespace in (
+            [op.namespace_prefix]
+            if isinstance(op, SearchOp)
+            else [c.path for c in op.match_conditions or ()]
+        ):
+            check_labels(namespace)
         validate_op_namespace(op)
         check_count("limit", op.limit)
         check_count("offset", op.offset)
@@ -220,6 +355,7 @@ def _item_scope(namespace: Namespace, depth: int) -> Namespace:
     """
     if not namespace:
         raise InvalidNamespaceError("Namespace cannot be empty.")
+    check_labels(namespace)
     validate_op_namespace(GetOp(tuple(namespace), ""))
     return scope_of(namespace, depth)
 

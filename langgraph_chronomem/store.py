@@ -23,8 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from datetime import timedelta
 from pathlib import Path
@@ -33,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import (
     NOT_PROVIDED,
-    BaseStore,
     IndexConfig,
     InvalidNamespaceError,
     NotProvided,
@@ -53,6 +55,7 @@ from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, InvalidRequestError, StorageError
 from langgraph_chronomem.ops import (
+    CheckedKeys,
     ReadPlan,
     check_count,
     check_ops,
@@ -72,7 +75,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ChronoStore", "is_conn_string"]
 
+logger = logging.getLogger(__name__)
+
 DATABASE_FILE = "chronomem.sqlite3"
+MEMORY = ":memory:"
+"""Where a path or connection string goes: a temporary store, removed on close."""
 CONN_SCHEMES = ("postgresql://", "postgres://")
 """How a PostgreSQL connection string given where a path goes starts."""
 # libpq's keyword form ("host=db dbname=memories"): its first keyword.
@@ -97,7 +104,7 @@ def is_conn_string(location: str | Path) -> bool:
     return location.lower().startswith(CONN_SCHEMES) or bool(_CONNINFO.match(location))
 
 
-class ChronoStore(BaseStore, VersionControl, Review):
+class ChronoStore(CheckedKeys, VersionControl, Review):
     """A versioned, drop-in LangGraph store on SQLite or PostgreSQL.
 
     Every `batch()` (and so every `put`/`delete`) commits one new version per
@@ -130,9 +137,10 @@ class ChronoStore(BaseStore, VersionControl, Review):
         self._search = search
         self.index_config = index
         self.ttl_config = ttl
-        self._sweeper = TTLSweeper(self.sweep_ttl)
+        self._sweeper = TTLSweeper(self._expire_due)
         self._hold_returning = False  # see `hold_returning`
         self._compactor: TTLSweeper | None = None
+        self._temporary: Path | None = None  # a `:memory:` store's directory
 
     @classmethod
     def from_path(
@@ -147,6 +155,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
         chroma_url: str | None = None,
         resolver: ResolverConfig | None = None,
         read_only: bool = False,
+        parents: bool = False,
     ) -> ChronoStore:
         """Open (or create) a store in the directory `path`.
 
@@ -156,11 +165,24 @@ class ChronoStore(BaseStore, VersionControl, Review):
             ...     store.head(("alice",))
             1
 
+        A directory that does not exist yet becomes a new store, and the
+        `langgraph_chronomem.store` logger says so (at INFO); its parent
+        directory must exist, as a SQLite file's must, so a typo in the path
+        fails instead of making a store nobody will find. `":memory:"` makes a
+        temporary store, deleted with its directory on `close()`, as
+        `SqliteStore.from_conn_string(":memory:")` is:
+
+            >>> with ChronoStore.from_path(":memory:") as scratch:
+            ...     scratch.put(("notes",), "n", {"text": "hi"})
+            ...     scratch.get(("notes",), "n").value
+            {'text': 'hi'}
+
         Args:
             path: A directory; it is created if missing and holds the SQLite
                 database (`chronomem.sqlite3`, WAL mode) and the embedded Chroma
-                data (`chroma/`). A `postgresql://` URL opens the store on that
-                database instead, as `from_conn_string` does.
+                data (`chroma/`). `":memory:"`: a temporary store. A
+                `postgresql://` URL opens the store on that database instead,
+                as `from_conn_string` does.
             scope_depth: How many leading namespace labels make one timeline.
                 0 (the default for a new store) makes the whole store one
                 timeline. An existing store keeps the depth it was created with.
@@ -181,6 +203,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
                 `list_namespaces`, `log`, `show`, `diff`, `history`, `as_of` and
                 `stats` work; writes, undo and searching by meaning (its vector
                 index writes files even to read) raise `ReadOnlyError`.
+            parents: Create the directory's missing parents too (`mkdir -p`).
 
         Raises:
             ConfigError: If `scope_depth` contradicts the stored one, a setting
@@ -190,9 +213,23 @@ class ChronoStore(BaseStore, VersionControl, Review):
                 langgraph-chronomem upgraded the store (the message names the
                 version to install); for a URL, as `from_conn_string`, and if
                 `synchronous` is given (a server's durability is its own).
-            StorageError: If `path` is a file, or its database cannot be opened
-                (not a database, damaged, read-only media without `read_only`).
+            StorageError: If `path` is a file, its parent does not exist
+                (without `parents`), its `chronomem.sqlite3` is another
+                application's database (nothing is written to it), or the
+                database cannot be opened (not a database, damaged, read-only
+                media without `read_only`).
         """
+        if str(path) == MEMORY:
+            return cls._scratch(
+                scope_depth=scope_depth,
+                index=index,
+                ttl=ttl,
+                synchronous=synchronous,
+                chroma_client=chroma_client,
+                chroma_url=chroma_url,
+                resolver=resolver,
+                read_only=read_only,
+            )
         if is_conn_string(path):
             if synchronous.upper() != "FULL":
                 raise ConfigError(
@@ -211,17 +248,32 @@ class ChronoStore(BaseStore, VersionControl, Review):
             )
         _check_read_only(index, read_only=read_only)
         server = _chroma_server(chroma_client, chroma_url, None, environ=False)
-        directory = _store_directory(path, create=not read_only)
+        directory = _store_directory(path, create=not read_only, parents=parents)
+        new = not (directory / DATABASE_FILE).exists()
         engine = SqliteEngine(
             directory / DATABASE_FILE,
             scope_depth=scope_depth,
-            omit_expired=bool(ttl and ttl.get("omit_expired")),
             synchronous=synchronous,
             read_only=read_only,
         )
-        return cls._around(
+        store = cls._around(
             engine, directory, index, ttl, chroma_client, server, resolver
         )
+        if new:
+            logger.info("created a new store in %s", directory)
+        return store
+
+    @classmethod
+    def _scratch(cls, **options: Any) -> ChronoStore:
+        """A store in a new temporary directory, removed on `close()`."""
+        directory = Path(tempfile.mkdtemp(prefix="chronomem-memory-"))
+        try:
+            store = cls.from_path(directory, **options)
+        except BaseException:
+            shutil.rmtree(directory, ignore_errors=True)
+            raise
+        store._temporary = directory
+        return store
 
     @classmethod
     def from_conn_string(
@@ -246,6 +298,12 @@ class ChronoStore(BaseStore, VersionControl, Review):
         schema is created or upgraded on open, so there is no `setup()` to call.
         The store opens its own connection pool and closes it; to share a pool
         (with `PostgresStore`, or another store), use `from_pool`.
+
+        `":memory:"` makes a temporary store, as `from_path(":memory:")` does.
+        A SQLite file (`"memory.db"`, `"sqlite:///memory.db"`, what
+        `SqliteStore.from_conn_string` takes) is refused with a `ConfigError`
+        that names `from_path`: a store on this machine is a directory that
+        holds its database and its vector index side by side.
 
             with ChronoStore.from_conn_string(
                 "postgresql://app@db-host/memories", scope_depth=2
@@ -287,7 +345,8 @@ class ChronoStore(BaseStore, VersionControl, Review):
             max_connections: The most connections the store's pool opens.
 
         Raises:
-            ConfigError: As `from_path`; and if `index` is given without a
+            ConfigError: As `from_path`; if `conn_string` is a SQLite file
+                (use `from_path`); and if `index` is given without a
                 Chroma, with more than one of `chroma_client`, `chroma_url`
                 and `chroma_path`, or `chroma_url` (or the variable) is not an
                 http(s) URL.
@@ -295,6 +354,31 @@ class ChronoStore(BaseStore, VersionControl, Review):
             ImportError: If psycopg is not installed
                 (`pip install 'langgraph-chronomem[postgres]'`).
         """
+        local = _sqlite_target(conn_string)
+        if local == MEMORY:
+            if chroma_path is not None:
+                raise ConfigError(
+                    "a :memory: store keeps its vectors in its own temporary "
+                    "directory: leave chroma_path out"
+                )
+            return cls._scratch(
+                scope_depth=scope_depth,
+                index=index,
+                ttl=ttl,
+                chroma_client=chroma_client,
+                chroma_url=chroma_url,
+                resolver=resolver,
+                read_only=read_only,
+            )
+        if local is not None:
+            directory = str(Path(local).with_suffix(""))
+            raise ConfigError(
+                f"{conn_string!r} is a SQLite file, not a PostgreSQL connection "
+                "string; a ChronoStore on this machine is a directory (its "
+                "database and vector index side by side): open it with "
+                f"ChronoStore.from_path({directory!r}), or pass ':memory:' for "
+                "a temporary store"
+            )
         return cls._on_postgres(
             conn_string,
             scope_depth=scope_depth,
@@ -390,7 +474,6 @@ class ChronoStore(BaseStore, VersionControl, Review):
         engine = PostgresEngine(
             conn,
             scope_depth=scope_depth,
-            omit_expired=bool(ttl and ttl.get("omit_expired")),
             max_connections=max_connections,
             read_only=read_only,
         )
@@ -398,7 +481,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
             directory = (
                 None
                 if chroma_path is None
-                else _store_directory(chroma_path, create=not read_only)
+                else _store_directory(chroma_path, create=not read_only, parents=True)
             )
         except BaseException:
             engine.close()
@@ -520,7 +603,6 @@ class ChronoStore(BaseStore, VersionControl, Review):
             )
         if isinstance(ttl, NotProvided):
             ttl = (self.ttl_config or {}).get("default_ttl")
-        key = str(key)
         write = check_put(  # labels, key, value, TTL
             namespace, key, value, self._engine.scope_depth, index=index, ttl=ttl
         )
@@ -637,7 +719,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
             if isinstance(ttl, NotProvided)
             else ttl
         )
-        op = PutOp(tuple(namespace), key, value, index=index, ttl=ttl_minutes)
+        op = PutOp(namespace, key, value, index=index, ttl=ttl_minutes)
         ops, writes = check_ops([op], self.scope_depth)
         self._embed_and_run(
             ops,
@@ -680,6 +762,9 @@ class ChronoStore(BaseStore, VersionControl, Review):
         if plan is None and len(writes) < len(ops):  # some op reads, by filter
             plan = ReadPlan(vectors=None, queries={})
         with self._engine.transaction(write=bool(writes)) as tx:
+            # Read on each call, as LangGraph's stores read it: a ttl_config
+            # changed after the store opened applies from the next read.
+            tx.omit_expired = bool((self.ttl_config or {}).get("omit_expired"))
             if expect is not None:
                 expect(tx)
             results: list[Result] = (
@@ -708,9 +793,12 @@ class ChronoStore(BaseStore, VersionControl, Review):
         """Delete every item whose TTL has passed, one `expire` commit per scope.
 
         Returns the number of items expired. From async code, `await
-        store.asweep_ttl()` (what `await store.sweep_ttl()` is on
-        `AsyncSqliteStore`).
+        store.asweep_ttl()`, or use `AsyncChronoStore`, whose `sweep_ttl` is
+        a coroutine, as `AsyncSqliteStore`'s is.
         """
+        return self._expire_due()
+
+    def _expire_due(self) -> int:
         commits = self._write(lambda tx: tx.expire())
         return sum(len(c.changes) for c in commits)
 
@@ -729,6 +817,11 @@ class ChronoStore(BaseStore, VersionControl, Review):
         Args:
             sweep_interval_minutes: Minutes between sweeps.
         """
+        return self._start_sweeper(sweep_interval_minutes)
+
+    def _start_sweeper(
+        self, sweep_interval_minutes: float | None
+    ) -> concurrent.futures.Future[None]:
         configured = (self.ttl_config or {}).get("sweep_interval_minutes")
         return self._sweeper.start(float(sweep_interval_minutes or configured or 5))
 
@@ -755,7 +848,7 @@ class ChronoStore(BaseStore, VersionControl, Review):
         Args:
             sweep_interval_minutes: Minutes between sweeps.
         """
-        sweeper = self.start_ttl_sweeper(sweep_interval_minutes)
+        sweeper = self._start_sweeper(sweep_interval_minutes)
 
         async def sweeping() -> None:
             await asyncio.wrap_future(sweeper)
@@ -834,13 +927,22 @@ class ChronoStore(BaseStore, VersionControl, Review):
 
     # -- lifecycle -------------------------------------------------------------
 
+    def setup(self) -> None:
+        """Nothing to do: opening a store creates or upgrades its database.
+
+        Here so that code written for `SqliteStore` and `PostgresStore`, which
+        call `setup()` once before use, runs unchanged.
+        """
+
     def close(self) -> None:
         """Stop the sweeper, the compactor and the resolver, and close the
-        database."""
-        self.stop_ttl_sweeper()
+        database; a `:memory:` store's directory is deleted."""
+        self._sweeper.stop()
         self.stop_compactor()
         self._search.close()
         self._engine.close()
+        if self._temporary is not None:
+            shutil.rmtree(self._temporary, ignore_errors=True)
 
     def __enter__(self) -> ChronoStore:
         return self
@@ -897,12 +999,35 @@ def _chroma_server(
     return None if url is None else ChromaServer.parse(url)
 
 
-def _store_directory(path: str | Path, *, create: bool) -> Path:
+def _sqlite_target(conn_string: str) -> str | None:
+    """The SQLite file a connection string names (`MEMORY` for an in-memory
+    database), or `None` for what may be PostgreSQL's.
+
+    libpq's strings are URLs of its own schemes or hold `key=value` pairs;
+    text that is neither is a path, as `SqliteStore.from_conn_string` takes.
+
+        >>> _sqlite_target("memory.db"), _sqlite_target("sqlite:///data/m.db")
+        ('memory.db', 'data/m.db')
+        >>> _sqlite_target(":memory:"), _sqlite_target("host=db dbname=m")
+        (':memory:', None)
+    """
+    match = re.match(r"sqlite(?:\+\w+)?://(/?)(.*)", conn_string, re.IGNORECASE)
+    if match is not None:
+        path = match.group(2).split("?")[0]
+        return MEMORY if path in ("", MEMORY) else path
+    if not isinstance(conn_string, str) or is_conn_string(conn_string):
+        return None
+    text = conn_string.strip()
+    return None if not text or "=" in text else text
+
+
+def _store_directory(path: str | Path, *, create: bool, parents: bool) -> Path:
     """The absolute store directory (Chroma keys its clients by path), made if
-    missing and `create`.
+    missing and `create` (and its parents too if `parents`).
 
     Raises:
-        StorageError: If `path` is a file, or the directory cannot be made.
+        StorageError: If `path` is a file, its parent is missing and not
+            `parents`, or the directory cannot be made.
     """
     directory = Path(path).resolve()
     if directory.exists() and not directory.is_dir():
@@ -915,9 +1040,15 @@ def _store_directory(path: str | Path, *, create: bool) -> Path:
             f"{directory} is a file; a store is a directory that holds "
             f"{DATABASE_FILE}{hint}"
         )
+    if create and not parents and not directory.parent.is_dir():
+        raise StorageError(
+            f"cannot create the store {directory}: its parent directory "
+            f"{directory.parent} does not exist (a typo in the path?); create "
+            "it first, or pass parents=True to create it with the store"
+        )
     if create:
         try:
-            directory.mkdir(parents=True, exist_ok=True)
+            directory.mkdir(parents=parents, exist_ok=True)
         except OSError as exc:
             raise StorageError(
                 f"cannot create the store directory {directory}: {exc.strerror}"

@@ -179,8 +179,8 @@ class VersionControl(TagControl):
         Raises:
             InvalidValueError: If `key` is not a string.
         """
-        namespace = tuple(namespace)
         check_scope(namespace, self.scope_depth)
+        namespace = tuple(namespace)
         check_key(key)
         with self._engine.transaction(write=False) as tx:
             return tx.history(namespace, key)

@@ -17,17 +17,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-from langgraph.store.base import BaseStore, Op, PutOp, Result
+from langgraph.store.base import Op, PutOp, Result
 
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.errors import ReadOnlyError, VersionNotFound
-from langgraph_chronomem.ops import ReadPlan, check_ops, run_reads
+from langgraph_chronomem.ops import CheckedKeys, ReadPlan, check_ops, run_reads
 
 __all__ = ["StoreView"]
 
 
-class StoreView(BaseStore):
+class StoreView(CheckedKeys):
     """The state of `scope` at `version`: `get`, `search` and `list_namespaces` only.
 
     Reads outside the scope raise `ScopeError`; writes raise `ReadOnlyError`.

@@ -8,7 +8,6 @@ runs the shared statements through psycopg. `postgres.py` holds the engine.
 from __future__ import annotations
 
 import functools
-import math
 import select
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -398,7 +397,7 @@ def _path(key: str) -> list[str]:
     for part in parts:
         if not part or '"' in part or any(ord(ch) < 32 for ch in part):
             raise InvalidFilterError(
-                f"invalid filter key {key!r}: use dot-separated field names "
+                f"Invalid filter key {key!r}: use dot-separated field names "
                 "without quotes or control characters, e.g. 'profile.city'"
             )
     return parts
@@ -419,7 +418,7 @@ def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
     if isinstance(operand, bool):
         return f"{_FIELD} = ?::jsonb", [path, "true" if operand else "false"]
     if isinstance(operand, (int, float)):
-        return f"{_NUMBER} = ?", [path, path, _number(key, operand)]
+        return f"{_NUMBER} = ?", [path, path, operand]
     if isinstance(operand, str):
         return f"{_TYPE} = 'string' AND (value::jsonb #>> ?) = ?", [
             path,
@@ -433,15 +432,6 @@ def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
             orjson.dumps(operand).decode(),
         ]
     raise InvalidFilterError(f"cannot compare {key!r} with {operand!r}")
-
-
-def _number(key: str, operand: float) -> float:
-    if isinstance(operand, float) and math.isnan(operand):
-        raise InvalidFilterError(
-            f"the filter on {key!r} compares with NaN, which matches nothing; "
-            "to find items whose field is missing or null, filter on None"
-        )
-    return operand
 
 
 def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
@@ -464,7 +454,7 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
         )
     sign, path = _COMPARATORS[op], _path(key)
     if isinstance(operand, (int, float)) and not isinstance(operand, bool):
-        return f"{_NUMBER} {sign} ?", [path, path, _number(key, operand)]
+        return f"{_NUMBER} {sign} ?", [path, path, operand]
     if isinstance(operand, str):
         return (
             f"{_TYPE} = 'string' AND (value::jsonb #>> ?) COLLATE \"C\" {sign} ?",

@@ -8,6 +8,7 @@ JSON filters and how the full-text index makes its terms.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
@@ -92,6 +93,13 @@ def walk_filter(
         else:
             pairs = [("$eq", cond)]
         for op, operand in pairs:
+            if isinstance(operand, float) and math.isnan(operand):
+                # NaN equals and orders with nothing (and no JSON value is
+                # NaN): no match, as in LangGraph's stores, once `compare` has
+                # checked the key and the operator.
+                compare(key, op, 0.0)
+                conditions.append("1 = 0")
+                continue
             sql, args = compare(key, op, operand)
             conditions.append(sql)
             params += args

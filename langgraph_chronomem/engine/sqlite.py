@@ -318,26 +318,19 @@ def _json_path(key: str) -> str:
     for part in parts:
         if not part or '"' in part or any(ord(ch) < 32 for ch in part):
             raise InvalidFilterError(
-                f"invalid filter key {key!r}: use dot-separated field names "
+                f"Invalid filter key {key!r}: use dot-separated field names "
                 "without quotes or control characters, e.g. 'profile.city'"
             )
     return "$" + "".join(f'."{part}"' for part in parts)
 
 
-def _number(key: str, operand: float) -> float:
+def _number(operand: float) -> float:
     """A number operand as SQLite can compare it, like LangGraph's `SqliteStore`.
 
     An int past SQLite's 64 bits compares as the nearest float (an infinity
-    beyond floats), so `{"$lt": 10**100}` matches every number.
-
-    Raises:
-        InvalidFilterError: For NaN, which no value equals or orders with.
+    beyond floats), so `{"$lt": 10**100}` matches every number. (NaN never
+    gets here: `walk_filter` makes a comparison with it match nothing.)
     """
-    if isinstance(operand, float) and math.isnan(operand):
-        raise InvalidFilterError(
-            f"the filter on {key!r} compares with NaN, which matches nothing; "
-            "to find items whose field is missing or null, filter on None"
-        )
     if isinstance(operand, int) and not -(2**63) <= operand < 2**63:
         try:
             return float(operand)
@@ -354,7 +347,7 @@ def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
     if isinstance(operand, bool):
         return "json_type(value, ?) = ?", [path, "true" if operand else "false"]
     if isinstance(operand, (int, float)):
-        number = _number(key, operand)
+        number = _number(operand)
         return f"{_NUMBER} AND json_extract(value, ?) = ?", [path, path, number]
     if isinstance(operand, str):
         return "json_type(value, ?) = 'text' AND json_extract(value, ?) = ?", [
@@ -394,7 +387,7 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
         )
     sign, path = _COMPARATORS[op], _json_path(key)
     if isinstance(operand, (int, float)) and not isinstance(operand, bool):
-        number = _number(key, operand)
+        number = _number(operand)
         return f"{_NUMBER} AND json_extract(value, ?) {sign} ?", [path, path, number]
     if isinstance(operand, str):
         return (
@@ -512,6 +505,30 @@ def _add_functions(conn: sqlite3.Connection) -> None:
         conn.create_function("ln", 1, math.log, deterministic=True)
 
 
+def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database that holds tables but not chronomem's record of its
+    migrations: another application's, which opening would add our tables to.
+
+    Raises:
+        StorageError: Naming its tables and the fix; nothing was written.
+    """
+    tables = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
+    # Every store has migrations.py's record table, from before its first step.
+    if tables and "chronomem_migrations" not in tables:
+        shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
+        raise StorageError(
+            f"cannot use {path}: it is another application's SQLite database "
+            f"(tables {shown}), not a chronomem store; nothing was written to "
+            "it. Open the store in a directory of its own, or move the file aside"
+        )
+
+
 class SqliteEngine:
     """The versioned log in a SQLite file.
 
@@ -534,7 +551,8 @@ class SqliteEngine:
             a read-only open finds it needs upgrading, or SQLite is older than
             3.35.
         StorageError: If the file cannot be opened as a database (not one,
-            damaged, read-only media without `read_only`, a full disk).
+            damaged, read-only media without `read_only`, a full disk), or
+            it is another application's database (nothing is written to it).
     """
 
     dialect = SqliteDialect()
@@ -568,6 +586,7 @@ class SqliteEngine:
         with self._storage_faults(wrote=False):
             self.conn = connect(self.path, busy_timeout, read_only=read_only)
             try:
+                _refuse_foreign(self.conn, self.path)  # before WAL rewrites its header
                 _add_functions(self.conn)
                 if not read_only:
                     enable_wal(self.conn, busy_timeout)
