@@ -265,7 +265,11 @@ def test_missing_store_exits_1_and_creates_nothing(cli, tmp_path: Path) -> None:
 
 BAD_INPUT = {
     # name: (arguments, exit code, words in stderr)
-    "unknown item": (["history", "memories/alice", "car"], 1, "has no history"),
+    "unknown item": (
+        ["history", "memories/alice", "car"],
+        1,
+        "no item memories/alice/car; memories/alice has",
+    ),
     "scope left out": (["log"], 2, "give --scope with 2 labels"),
     "scope too short": (
         ["log", "--scope", "memories"],
@@ -274,7 +278,12 @@ BAD_INPUT = {
     ),
     "scope not JSON": (["log", "--scope", '["memories"'], 2, "not a JSON array"),
     "scope not strings": (["log", "--scope", "[1, 2]"], 2, "an array of strings"),
-    "version not a number": (["rollback", "abc", *A], 2, "bad version 'abc'"),
+    "version not a number": (["rollback", "3.5", *A], 2, "bad version '3.5'"),
+    "version an unknown tag": (
+        ["rollback", "abc", *A],
+        1,
+        "memories/alice has no tag 'abc'; it has no tags",
+    ),
     "rollback to HEAD": (["rollback", "HEAD", *A], 1, "already HEAD"),
     "revert a version too far": (
         ["revert", "7", *A, "--dry-run"],

@@ -4,10 +4,11 @@
     chronomem log --scope memories/alice
     chronomem undo "undo the update about my move to NYC" --scope memories/alice
 
-Each command group is one module (`history`, `restore`, `undo`, `review`, `forget`,
-`maintenance`, `migrate`, `models`) that calls the public API; `main` parses the
-arguments, runs the command, and sends every error through the one handler in
-`errors`, which prints it and picks the exit code. Reference: docs/cli.md.
+Each command group is one module (`history`, `items`, `restore`, `undo`,
+`review`, `forget`, `maintenance`, `migrate`, `models`) that calls the public
+API; `main` parses the arguments, runs the command, and sends every error
+through the one handler in `errors`, which prints it and picks the exit code.
+Reference: docs/cli.md.
 
     >>> main(["--help"])  # doctest: +ELLIPSIS
     usage: chronomem [-h] [--path DIR] [--json] COMMAND ...
@@ -27,6 +28,7 @@ from contextlib import contextmanager
 from langgraph_chronomem.cli import (
     forget,
     history,
+    items,
     maintenance,
     migrate,
     models,
@@ -37,6 +39,7 @@ from langgraph_chronomem.cli import (
 from langgraph_chronomem.cli._app import Context, common_options
 from langgraph_chronomem.cli.errors import (
     EXIT_USAGE,
+    CliError,
     handle,
     handled,
     json_notice,
@@ -45,7 +48,17 @@ from langgraph_chronomem.cli.errors import (
 
 __all__ = ["build_parser", "main"]
 
-GROUPS = (history, restore, undo, review, forget, maintenance, migrate, models)
+GROUPS = (
+    history,
+    items,
+    restore,
+    undo,
+    review,
+    forget,
+    maintenance,
+    migrate,
+    models,
+)
 """The command modules, in the order `--help` lists their commands."""
 
 
@@ -106,8 +119,34 @@ def _warnings_on_stderr(*, as_json: bool) -> Iterator[None]:
         root.setLevel(level)
 
 
+def _not_utf8(argv: Sequence[str]) -> CliError | None:
+    """An error for the first argument that is not UTF-8: Python hands such
+    bytes over as lone surrogates, which no store, file or output can hold.
+
+        >>> print(_not_utf8(["log", "--author", "caf" + chr(0xDCE9)]))
+        argument 3 (caf\\xe9) is not valid UTF-8; nothing was changed
+    """
+    for position, arg in enumerate(argv, start=1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = os.fsencode(arg).decode("ascii", "backslashreplace")
+            return CliError(
+                f"argument {position} ({shown}) is not valid UTF-8; nothing "
+                "was changed",
+                EXIT_USAGE,
+                hint="give text in UTF-8: check the terminal's or the script's "
+                "encoding (locale)",
+            )
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit code (the console script exits with it)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    refused = _not_utf8(argv)
+    if refused is not None:
+        return handle(refused, as_json="--json" in argv)
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

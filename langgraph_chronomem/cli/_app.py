@@ -26,7 +26,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -49,6 +49,7 @@ from langgraph_chronomem.cli.errors import (
     CliError,
 )
 from langgraph_chronomem.deployment import DEFAULT_PATH
+from langgraph_chronomem.engine.tags import is_tag_name
 from langgraph_chronomem.errors import VersionNotFound
 from langgraph_chronomem.store import DATABASE_FILE, ChronoStore, is_conn_string
 
@@ -76,7 +77,7 @@ Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 PATH_VARIABLE = "CHRONOMEM_PATH"
 _NAMED = 5
-"""How many of the store's scopes an unknown-scope error names."""
+"""How many scopes (or keys) an unknown-scope (or key) error names."""
 
 
 # Flags that filter commits by their labels: the flag, and the label it names
@@ -251,37 +252,65 @@ def scope_text(scope: Sequence[str]) -> str:
     return scope_arg(scope) if scope else "the store"
 
 
-def parse_version(text: str, head: Callable[[], int], scope: Sequence[str]) -> int:
-    """A version of `scope` from the command line: `3`, `v3`, `HEAD` or `HEAD~2`.
+def parse_version(text: str, store: ChronoStore, scope: Sequence[str]) -> int:
+    """A version of `scope` from the command line: `3`, `v3`, `HEAD`, a tag's
+    name, or any of them and `~N`, N versions before it (`HEAD~2`, `release~1`).
 
-        >>> parse_version("v3", lambda: 7, ()), parse_version("HEAD~2", lambda: 7, ())
-        (3, 5)
+        >>> import tempfile
+        >>> with ChronoStore.from_path(tempfile.mkdtemp()) as store:
+        ...     for n in range(3):
+        ...         store.put(("notes",), "a", {"n": n})
+        ...     _ = store.tag((), "first", 1)
+        ...     [parse_version(v, store, ()) for v in ("v3", "HEAD~2", "first~1")]
+        [3, 1, 0]
 
     Whether the scope has a numbered version is for the store to say.
 
     Raises:
         CliError: If the text is none of these (exit 2).
-        VersionNotFound: For a `HEAD~N` before v0 (exit 1).
+        VersionNotFound: For an unknown tag, or `~N` before v0 (exit 1).
     """
     raw = text.strip()
-    upper = raw.upper()
-    if upper == "HEAD":
-        return head()
-    if upper.startswith("HEAD~") and upper[5:].isdigit():
-        latest, back = head(), int(upper[5:])
-        if back > latest:
-            raise VersionNotFound(
-                f"{scope_text(scope)} has only {latest} version"
-                f"{'' if latest == 1 else 's'}: {raw} goes back past v0 "
-                f"(HEAD~{latest} is v0, the empty state)"
-            )
-        return latest - back
-    digits = raw[1:] if raw[:1] in ("v", "V") else raw
-    if digits.isdigit():
-        return int(digits)
-    raise CliError(
-        f"bad version {text!r}: give a number like 3, v3, HEAD or HEAD~1", EXIT_USAGE
+    base, tilde, back = raw.rpartition("~")
+    if not (tilde and back.isdigit()):
+        base, back = raw, "0"
+    digits = base[1:] if base[:1] in ("v", "V") else base
+    if base.upper() == "HEAD":
+        latest = store.head(scope)
+    elif digits.isdigit():
+        latest = int(digits)
+    elif is_tag_name(base):
+        latest = store.version_of(scope, base)
+    else:
+        raise CliError(
+            f"bad version {text!r}: give a number like 3, v3, HEAD, HEAD~1 or a "
+            "tag's name",
+            EXIT_USAGE,
+        )
+    if int(back) > latest:
+        where = (
+            f"{scope_text(scope)} has only {latest} version{'' if latest == 1 else 's'}"
+            if base.upper() == "HEAD"
+            else f"{base} is v{latest} of {scope_text(scope)}"
+        )
+        raise VersionNotFound(
+            f"{where}: {raw} goes back past v0 ({base}~{latest} is v0, the empty state)"
+        )
+    return latest - int(back)
+
+
+def likeliest(given: str, names: Iterable[str]) -> str:
+    """Some of `names` for an error, the likeliest meant by `given` first.
+
+    >>> likeliest("city", ["pet", "cities", "job"])
+    'cities, job, pet'
+    """
+    ranked = sorted(
+        names,
+        key=lambda name: (-difflib.SequenceMatcher(None, given, name).ratio(), name),
     )
+    more = f" and {len(ranked) - _NAMED} more" if len(ranked) > _NAMED else ""
+    return ", ".join(ranked[:_NAMED]) + more
 
 
 def timestamp(moment: datetime | None) -> str:
@@ -393,19 +422,42 @@ class Context:
             return CliError(
                 f"no scope {given}: this store has no commits yet", EXIT_FAILED
             )
-        names = sorted(
-            map(scope_text, known),
-            key=lambda name: (
-                -difflib.SequenceMatcher(None, given, name).ratio(),
-                name,
-            ),
-        )
-        shown = ", ".join(names[:_NAMED])
-        more = f" and {len(names) - _NAMED} more" if len(names) > _NAMED else ""
         return CliError(
-            f"no scope {given} in this store; it has {shown}{more}",
+            f"no scope {given} in this store; it has "
+            + likeliest(given, map(scope_text, known)),
             EXIT_FAILED,
             hint=f"`{self.command('stats', scope=False)}` lists the scopes",
+        )
+
+    def unknown_key(
+        self,
+        store: ChronoStore,
+        namespace: tuple[str, ...],
+        key: str,
+        version: int | None = None,
+    ) -> CliError:
+        """No item `key` in `namespace` (at `version`; HEAD: `None`): name the
+        keys it has, the likeliest first, or say it holds none."""
+        path = "/".join((*namespace, key))
+        at = "" if version is None else f" at v{version}"
+        scope = namespace[: store.scope_depth]
+        reader: Any = store if version is None else store.as_of(scope, version)
+        keys = [
+            item.key
+            for item in reader.search(namespace, limit=2**62, refresh_ttl=False)
+            if item.namespace == namespace
+        ]
+        where = scope_text(namespace)
+        if not keys:
+            return CliError(
+                f"no item {path}{at}: {where} holds no items{at}",
+                EXIT_FAILED,
+                hint=f"`{self.command('ls', scope=False)} --scope "
+                f"{shlex.quote(scope_arg(scope))}` lists the items",
+            )
+        return CliError(
+            f"no item {path}{at}; {where} has {likeliest(key, keys)}",
+            EXIT_FAILED,
         )
 
     def command(self, *words: str, scope: bool = True) -> str:

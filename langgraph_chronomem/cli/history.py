@@ -20,7 +20,7 @@ from langgraph_chronomem.cli._app import (
     parse_version,
     scope_text,
 )
-from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK, CliError
+from langgraph_chronomem.cli.errors import EXIT_OK
 from langgraph_chronomem.engine.types import Op
 
 __all__ = ["register"]
@@ -70,6 +70,12 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     )
     log.add_argument("--author", help="only this author's commits")
     log.add_argument("--op", choices=OPS, help="only commits of this kind")
+    log.add_argument(
+        "--oneline",
+        action="store_true",
+        help="one line per commit: version, time, op and summary, paths relative "
+        "to the scope",
+    )
     add_label_options(log, LABEL_FLAGS, "only commits with this")
     log.set_defaults(run=run_log)
 
@@ -80,7 +86,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         description="Show one commit and the changes it made.",
     )
     add_scope_option(show)
-    show.add_argument("version", metavar="VERSION", help="3, v3, HEAD or HEAD~1")
+    show.add_argument("version", metavar="VERSION", help="3, v3, HEAD, HEAD~1 or a tag")
     show.set_defaults(run=run_show)
 
     diff = commands.add_parser(
@@ -91,7 +97,9 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
         "state before the first commit). Old values are at V1, new ones at V2.",
     )
     add_scope_option(diff)
-    diff.add_argument("v1", metavar="V1", help="the version to compare from")
+    diff.add_argument(
+        "v1", metavar="V1", help="the version to compare from (a number or a tag)"
+    )
     diff.add_argument(
         "v2",
         metavar="V2",
@@ -148,6 +156,9 @@ def run_log(ctx: Context) -> int:
             )
         )
         return EXIT_OK
+    if args.oneline:
+        render.oneline(ctx.out, commits, scope)
+        return EXIT_OK
     ctx.out.print(
         render.commit_table(commits, title=f"{scope_text(scope)} (HEAD v{head})")
     )
@@ -157,7 +168,7 @@ def run_log(ctx: Context) -> int:
 def run_show(ctx: Context) -> int:
     with open_store(ctx.args) as store:
         scope = ctx.scope(store)
-        version = parse_version(ctx.args.version, lambda: store.head(scope), scope)
+        version = parse_version(ctx.args.version, store, scope)
         commit = store.show(scope, version)
     if ctx.json:
         ctx.emit(shapes.commit(commit))
@@ -170,8 +181,8 @@ def run_show(ctx: Context) -> int:
 def run_diff(ctx: Context) -> int:
     with open_store(ctx.args) as store:
         scope = ctx.scope(store)
-        v1 = parse_version(ctx.args.v1, lambda: store.head(scope), scope)
-        v2 = parse_version(ctx.args.v2, lambda: store.head(scope), scope)
+        v1 = parse_version(ctx.args.v1, store, scope)
+        v2 = parse_version(ctx.args.v2, store, scope)
         changes = store.diff(scope, v1, v2)
     if ctx.json:
         ctx.emit(
@@ -193,13 +204,9 @@ def run_history(ctx: Context) -> int:
     key = ctx.args.key
     with open_store(ctx.args) as store:
         versions = store.history(namespace, key)
+        if not versions:
+            raise ctx.unknown_key(store, namespace, key)
     path = "/".join((*namespace, key))
-    if not versions:
-        raise CliError(
-            f"{path} has no history",
-            EXIT_FAILED,
-            hint="check the namespace and key (`chronomem log` names items)",
-        )
     if ctx.json:
         ctx.emit(
             {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -17,9 +18,16 @@ from rich.text import Text
 from langgraph_chronomem.cli._app import scope_text, timestamp
 
 if TYPE_CHECKING:
-    from langgraph_chronomem.engine.types import Change, Commit, ItemVersion
+    from langgraph_chronomem.engine.types import Change, Commit, ItemVersion, Namespace
 
-__all__ = ["changes", "commit_header", "commit_table", "history_table", "value_text"]
+__all__ = [
+    "changes",
+    "commit_header",
+    "commit_table",
+    "history_table",
+    "oneline",
+    "value_text",
+]
 
 _STYLE = {"created": "green", "deleted": "red", "updated": "yellow"}
 _MARK = {"created": "+", "deleted": "-", "updated": "~"}
@@ -62,6 +70,26 @@ def commit_table(commits: Sequence[Commit], *, title: str | None = None) -> Tabl
             Text(c.summary),
         )
     return table
+
+
+def oneline(console: Console, commits: Sequence[Commit], scope: Namespace) -> None:
+    """`log --oneline`: a line per commit, `v12 2025-06-01 09:30 put summary`,
+    the summary's paths relative to the scope. On a terminal a line longer
+    than it is cut (`...`); in a pipe it is printed whole."""
+    width = max(len(str(c.version)) for c in commits) + 1
+    crop = console.is_terminal
+    for c in commits:
+        inside = tuple(
+            replace(change, namespace=change.namespace[len(scope) :])
+            for change in c.changes
+        )
+        summary = replace(c, changes=inside).summary
+        line = f"{'v' + str(c.version):<{width}} {timestamp(c.created_at)[:16]} "
+        line += f"{c.op:<8} {summary}"
+        console.print(
+            Text(line, no_wrap=crop, overflow="ellipsis" if crop else None),
+            soft_wrap=not crop,
+        )
 
 
 def history_table(versions: Sequence[ItemVersion], *, title: str) -> Table:

@@ -168,7 +168,7 @@ def run_rollback(ctx: Context) -> int:
     with open_store(args) as store:
         scope = ctx.scope(store)
         head = store.head(scope)
-        to = parse_version(args.to, lambda: head, scope)
+        to = parse_version(args.to, store, scope)
         made = store.rollback(
             scope, to, reason=args.reason, author=args.author, dry_run=args.dry_run
         )
@@ -198,7 +198,7 @@ def run_revert(ctx: Context) -> int:
     with open_store(args) as store:
         scope = ctx.scope(store)
         head = store.head(scope)
-        version = parse_version(args.version, lambda: head, scope)
+        version = parse_version(args.version, store, scope)
         commit, conflict, changes = None, None, []
         outcome = store.revert(
             scope, version, reason=args.reason, author=args.author, dry_run=args.dry_run

@@ -58,9 +58,7 @@ def run_review(ctx: Context) -> int:
         return _list(ctx)
     with open_store(args) as store:
         scope = ctx.scope(store)
-        version = parse_version(
-            args.approve or args.reject, lambda: store.head(scope), scope
-        )
+        version = parse_version(args.approve or args.reject, store, scope)
         if args.approve is not None:
             try:
                 done = store.approve(

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from langgraph_chronomem.cli._app import iso
 
 if TYPE_CHECKING:
+    from langgraph.store.base import Item
+
     from langgraph_chronomem.engine.types import (
         Change,
         Commit,
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
         MatchedRevert,
         Redaction,
         RevertConflict,
+        Tag,
     )
     from langgraph_chronomem.search.resolve import Candidate, Resolution
 
@@ -36,11 +39,13 @@ __all__ = [
     "commit",
     "compaction",
     "conflict",
+    "item",
     "item_version",
     "matched_revert",
     "proposal",
     "redaction",
     "resolution",
+    "tag",
 ]
 
 
@@ -87,6 +92,31 @@ def proposal(c: Commit) -> dict[str, Any]:
     """A pending proposal: its `commit` fields, and the `source` it came from
     (its `source` label, `null` if none)."""
     return {**commit(c), "source": c.labels.get("source")}
+
+
+def item(i: Item) -> dict[str, Any]:
+    """An item as a read returns it: `{namespace, key, path, value,
+    created_at, updated_at}`."""
+    return {
+        "namespace": list(i.namespace),
+        "key": i.key,
+        "path": "/".join((*i.namespace, i.key)),
+        "value": i.value,
+        "created_at": iso(i.created_at),
+        "updated_at": iso(i.updated_at),
+    }
+
+
+def tag(t: Tag) -> dict[str, Any]:
+    """A tag: `{name, version, seq, created_at, destroyed}`; `destroyed` when a
+    reset removed the commit it named."""
+    return {
+        "name": t.name,
+        "version": t.version,
+        "seq": t.seq,
+        "created_at": iso(t.created_at),
+        "destroyed": t.destroyed,
+    }
 
 
 def item_version(v: ItemVersion) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from langgraph_chronomem.errors import (
     VersionNotFound,
 )
 
-__all__ = ["TagOps", "check_tag_name"]
+__all__ = ["TagOps", "check_tag_name", "is_tag_name"]
 
 MAX_NAME = 100
 _NAME = re.compile(rf"[A-Za-z_][A-Za-z0-9_.-]{{0,{MAX_NAME - 1}}}")
@@ -47,7 +47,8 @@ _NAMED = 10
 """How many of a scope's tags an unknown-tag error names."""
 
 
-def _is_name(text: str) -> bool:
+def is_tag_name(text: str) -> bool:
+    """Whether `check_tag_name` takes `text`."""
     return bool(_NAME.fullmatch(text)) and not _LIKE_VERSION.fullmatch(text)
 
 
@@ -66,7 +67,7 @@ and is not HEAD or v<number>: e.g. before-import, release-1.2
     Raises:
         InvalidRequestError: For anything else.
     """
-    if isinstance(name, str) and _is_name(name):
+    if isinstance(name, str) and is_tag_name(name):
         return name
     if not isinstance(name, str):
         why = "is not a string"
@@ -149,7 +150,7 @@ class TagOps(TransactionCore):
         """
         if isinstance(version, int) and not isinstance(version, bool):
             return version
-        if not isinstance(version, str) or not _is_name(version):
+        if not isinstance(version, str) or not is_tag_name(version):
             raise VersionError(f"a version is an int or a tag's name, got {version!r}")
         tag = self._tag_named(scope, version)
         if tag.destroyed:
