@@ -17,7 +17,8 @@ timeline, and each has an async twin with an `a` prefix:
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from functools import partial
@@ -65,6 +66,22 @@ T = TypeVar("T")
 
 OPS = get_args(Op)
 """Every op a commit can have, as `log(op=...)` takes them."""
+
+Phases = Callable[[str, int, "int | None"], None]
+"""Told `(phase, done, total)` as `redact` or `compact` advances: phase
+`erase` (per scope), `vectors` (Chroma made anew) or `vacuum` (the file
+rewritten); `total` is `None` until a phase's size is known, and a phase
+ends with `done == total`."""
+
+
+@contextmanager
+def _phase(tell: Phases | None, name: str) -> Iterator[None]:
+    """Tell `name` as started (its size unknown) and, if it ends, as done."""
+    if tell is not None:
+        tell(name, 0, None)
+    yield
+    if tell is not None:
+        tell(name, 1, 1)
 
 
 class VersionControl(TagControl):
@@ -430,6 +447,7 @@ class VersionControl(TagControl):
         scrub: bool = True,
         reason: str | None = None,
         author: str | None = None,
+        progress: Phases | None = None,
     ) -> Redaction:
         """Forget content for real: erase every version of it from the history.
 
@@ -483,6 +501,7 @@ class VersionControl(TagControl):
                 pages and Chroma's internal queue may keep old bytes.
             reason: Why (recorded on the redact commit).
             author: Who redacts (recorded on the redact commit).
+            progress: Told each phase as it starts and ends (see `Phases`).
 
         Returns:
             What was (or would be) erased, and the redact commit.
@@ -509,18 +528,19 @@ class VersionControl(TagControl):
                 "name what to redact: items, key, contains or source"
             )
         meta = self._meta(author, reason)
-        done = self._write(
-            lambda tx: tx.redact(
-                sc,
-                meta,
-                items=wanted,
-                key=key,
-                contains=contains,
-                source=source,
-                dry_run=dry_run,
-            ),
-            rehearse=dry_run,
-        )
+        with _phase(progress, "erase"):
+            done = self._write(
+                lambda tx: tx.redact(
+                    sc,
+                    meta,
+                    items=wanted,
+                    key=key,
+                    contains=contains,
+                    source=source,
+                    dry_run=dry_run,
+                ),
+                rehearse=dry_run,
+            )
         if dry_run:
             return done
         if done.commit is not None:
@@ -528,10 +548,11 @@ class VersionControl(TagControl):
             terms.cache_clear()  # it keeps words of the texts it has seen
         vectors = False
         try:
-            if scrub:
-                vectors = self._search.scrub()
-            elif done.commit is not None:
-                self._search.apply_rebuilds()
+            with _phase(progress, "vectors"):
+                if scrub:
+                    vectors = self._search.scrub()
+                elif done.commit is not None:
+                    self._search.apply_rebuilds()
         except Exception:
             # The log is erased, and the rebuild is recorded in it: the next
             # open or search makes the vectors again. The file is scrubbed
@@ -544,7 +565,8 @@ class VersionControl(TagControl):
         finally:
             # Even when nothing matched: an earlier redaction's scrub may have
             # been held back by a reader.
-            scrubbed = scrub and self._engine.scrub()
+            with _phase(progress if scrub else None, "vacuum"):
+                scrubbed = scrub and self._engine.scrub()
         return replace(done, scrubbed=scrubbed and vectors)
 
     def compact(
@@ -555,6 +577,7 @@ class VersionControl(TagControl):
         keep_within: timedelta | None = None,
         dry_run: bool = False,
         vacuum: bool = True,
+        progress: Phases | None = None,
     ) -> Compaction:
         """Keep history bounded: erase the versions a retention policy drops.
 
@@ -593,6 +616,8 @@ class VersionControl(TagControl):
             vacuum: Rewrite the database file to return the space (SQLite's
                 `VACUUM`, PostgreSQL's `VACUUM FULL`); without it the space is
                 reused by later writes.
+            progress: Told how many scopes are done (phase `erase`), then
+                each later phase as it starts and ends (see `Phases`).
 
         Returns:
             The versions erased, and per scope the oldest version still whole.
@@ -610,7 +635,10 @@ class VersionControl(TagControl):
         else:
             scopes = [check_scope(scope, self.scope_depth)]
         found = Compaction((), dry_run=dry_run)
-        for sc in scopes:  # a transaction each: no scope waits for another's
+        tell = progress or (lambda phase, done, total: None)
+        tell("erase", 0, len(scopes))
+        # A transaction per scope: no scope waits for another's.
+        for number, sc in enumerate(scopes, start=1):
             compact = partial(
                 LogTransaction.compact,
                 scope=sc,
@@ -624,11 +652,15 @@ class VersionControl(TagControl):
                 versions=found.versions + done.versions,
                 whole_from={**found.whole_from, **done.whole_from},
             )
+            tell("erase", number, len(scopes))
         if dry_run or not found.versions:
             return found
         logger.info("compact: %s", found)
-        self._search.apply_rebuilds()
-        return replace(found, vacuumed=vacuum and self._engine.scrub())
+        with _phase(progress, "vectors"):
+            self._search.apply_rebuilds()
+        with _phase(progress if vacuum else None, "vacuum"):
+            vacuumed = vacuum and self._engine.scrub()
+        return replace(found, vacuumed=vacuumed)
 
     def _write(
         self, change: Callable[[LogTransaction], T], *, rehearse: bool = False

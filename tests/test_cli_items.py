@@ -9,6 +9,7 @@ The commands run the way tests/test_cli.py runs them (`cli`: a real process;
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -147,3 +148,51 @@ def test_an_argument_that_is_not_utf8_is_refused_in_one_line(
     assert _state(copy) == before
     as_json = base.main(["log", "--json", "--author", "caf\udce9"])
     assert as_json == 2
+
+
+def test_redact_and_compact_tell_each_phase(copy: Path) -> None:
+    """Issue 32, item 13: the library's hook the command line draws from."""
+    told: list[tuple[str, int, int | None]] = []
+    with ChronoStore.from_path(copy) as store:
+        store.redact(ALICE, contains="ramen", progress=lambda *a: told.append(a))
+        assert told == [
+            ("erase", 0, None), ("erase", 1, 1),
+            ("vectors", 0, None), ("vectors", 1, 1),
+            ("vacuum", 0, None), ("vacuum", 1, 1),
+        ]  # fmt: skip
+        told.clear()
+        for city in ("Oslo", "Lima"):  # home: v1, v3 and these; two go
+            store.put(ALICE, "home", {"city": city})
+        store.compact(keep_last=1, vacuum=False, progress=lambda *a: told.append(a))
+        assert told == [
+            ("erase", 0, 2), ("erase", 1, 2), ("erase", 2, 2),
+            ("vectors", 0, None), ("vectors", 1, 1),
+        ]  # fmt: skip
+
+
+def test_progress_shows_on_a_terminal_only(
+    child_env: dict[str, str], copy: Path
+) -> None:
+    """A bar per phase on a terminal's stderr; nothing in a pipe."""
+    import pty
+
+    args = [sys.executable, "-m", "langgraph_chronomem.cli", "redact", *A]
+    args += ["--contains", "ramen", "--path", str(copy)]
+    piped = subprocess.run(args, capture_output=True, text=True, env=child_env)
+    assert piped.returncode == 0 and piped.stderr == "", piped.stderr
+    with ChronoStore.from_path(copy) as store:  # something to compact
+        for city in ("Oslo", "Lima"):
+            store.put(ALICE, "home", {"city": city})
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [*args[:3], "compact", "--keep-last", "1", "--path", str(copy)],
+        stdout=subprocess.PIPE, stderr=follower, env=child_env, timeout=300,
+    )  # fmt: skip
+    os.close(follower)
+    shown = b""
+    with contextlib.suppress(OSError):
+        while chunk := os.read(leader, 65536):
+            shown += chunk
+    os.close(leader)
+    assert done.returncode == 0
+    assert b"erasing" in shown and b"rewriting the database file" in shown, shown

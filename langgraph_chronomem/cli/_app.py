@@ -26,7 +26,7 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -38,6 +38,7 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
@@ -350,6 +351,25 @@ class Context:
             transient=True,
             disable=self.json or not self.err.is_terminal,
         )
+
+    @contextmanager
+    def phases(
+        self, labels: Mapping[str, str]
+    ) -> Iterator[Callable[[str, int, int | None], None]]:
+        """A `(phase, done, total)` callback (`ChronoStore.redact`'s
+        `progress`, `copy_store`'s) drawing one bar per phase on stderr, named
+        by `labels`; a phase of unknown size pulses with its time. Nothing
+        for `--json` or when stderr is not a terminal."""
+        with self.progress() as bars:
+            tasks: dict[str, TaskID] = {}
+
+            def told(phase: str, done: int, total: int | None) -> None:
+                if phase not in tasks:
+                    label = labels.get(phase, phase)
+                    tasks[phase] = bars.add_task(label, total=total)
+                bars.update(tasks[phase], completed=done, total=total)
+
+            yield told
 
     def emit(self, data: Any) -> None:
         """Print one JSON document on stdout."""

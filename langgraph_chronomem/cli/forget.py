@@ -2,7 +2,9 @@
 erases the versions a retention policy drops.
 
 Unlike every other command they cannot be undone, so `--dry-run` lists what
-they would erase first; the commits stay in `log` as an audit skeleton.
+they would erase first; the commits stay in `log` as an audit skeleton. Both
+can take a while on a long history: on a terminal, a bar per phase shows how
+far they are.
 """
 
 from __future__ import annotations
@@ -100,6 +102,12 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     compact.set_defaults(run=run_compact)
 
 
+_PHASES = {
+    "erase": "erasing",
+    "vectors": "making the vectors anew",
+    "vacuum": "rewriting the database file",
+}
+
 _AGE = re.compile(r"^(\d+(?:\.\d+)?)([dhm])$")
 _UNITS = {"d": "days", "h": "hours", "m": "minutes"}
 
@@ -120,7 +128,7 @@ def run_redact(ctx: Context) -> int:
         raise CliError(
             "name what to redact: --contains, --key, --item or --source", EXIT_USAGE
         )
-    with open_store(args) as store:
+    with open_store(args) as store, ctx.phases(_PHASES) as told:
         scope = ctx.scope(store)
         done = store.redact(
             scope,
@@ -132,6 +140,7 @@ def run_redact(ctx: Context) -> int:
             scrub=args.scrub,
             reason=args.reason,
             author=args.author,
+            progress=told,
         )
     code = EXIT_OK if done.versions else EXIT_FAILED
     if ctx.json:
@@ -160,7 +169,7 @@ def run_compact(ctx: Context) -> int:
         raise CliError(
             "say what to keep: --keep-last, --keep-within or both", EXIT_USAGE
         )
-    with open_store(args) as store:
+    with open_store(args) as store, ctx.phases(_PHASES) as told:
         scope = None if args.scope is None and store.scope_depth else ctx.scope(store)
         done = store.compact(
             scope,
@@ -168,6 +177,7 @@ def run_compact(ctx: Context) -> int:
             keep_within=args.keep_within,
             dry_run=args.dry_run,
             vacuum=args.vacuum,
+            progress=told,
         )
     if ctx.json:
         ctx.emit({"action": "compact", **shapes.compaction(done)})

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
-from rich.progress import TaskID
 from rich.text import Text
 
 from langgraph_chronomem.cli._app import (
@@ -29,7 +27,6 @@ from langgraph_chronomem.migrate import (
     copy_store,
     verify_copy,
 )
-from langgraph_chronomem.migrate import Progress as Told
 from langgraph_chronomem.store import DATABASE_FILE, is_conn_string
 
 __all__ = ["register"]
@@ -91,7 +88,7 @@ def run_migrate(ctx: Context) -> int:
         raise CliError(
             f"--batch-size must be 1 or more, not {args.batch_size}", EXIT_USAGE
         )
-    with _progress(ctx) as told:
+    with ctx.phases(_PHASES) as told:
         if args.verify_only:
             report = None
             differences = verify_copy(
@@ -141,20 +138,6 @@ def _check_source(source: str) -> None:
             EXIT_FAILED,
             hint=f"SRC is a directory holding {DATABASE_FILE}, or a postgresql:// URL",
         )
-
-
-@contextmanager
-def _progress(ctx: Context) -> Iterator[Told]:
-    """A `Progress` callback drawing one rich bar per phase on stderr."""
-    with ctx.progress() as bars:
-        tasks: dict[str, TaskID] = {}
-
-        def told(phase: str, done: int, total: int | None) -> None:
-            if phase not in tasks:
-                tasks[phase] = bars.add_task(_PHASES.get(phase, phase), total=total)
-            bars.update(tasks[phase], completed=done, total=total)
-
-        yield told
 
 
 def _counts(report: MigrationReport) -> dict[str, object]:
