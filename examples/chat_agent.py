@@ -19,12 +19,18 @@ turn, so its next answer shows the restored memory; `memory_history` answers
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from _chat_model import Turn, choose_model, parse_args, store_dir
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -32,6 +38,7 @@ from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, ToolRuntime, tools_condition
 from langgraph.store.base import BaseStore
+from langgraph.types import Command
 
 from langgraph_chronomem import (
     ChronoStore,
@@ -94,21 +101,45 @@ def build_agent(
     return builder.compile(store=store, checkpointer=checkpointer)
 
 
-def chat(graph: CompiledStateGraph[Any], config: RunnableConfig, text: str) -> str:
-    """One user turn: print it, the tool calls and results, and the reply."""
+def chat(
+    graph: CompiledStateGraph[Any],
+    config: RunnableConfig,
+    text: str,
+    review: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> str:
+    """One user turn: print it, the tool calls and results, and the reply.
+
+    A run paused for approval (LangChain's human-in-the-loop middleware) goes on
+    with `review`'s decision on each tool call it lists.
+    """
     print(f"\n{config['configurable']['user_id']}: {text}")
-    messages = graph.invoke({"messages": [HumanMessage(text)]}, config)["messages"]
-    start = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage))
-    for message in messages[start + 1 : -1]:
+    out = graph.invoke({"messages": [HumanMessage(text)]}, config)
+    messages = out["messages"]
+    shown = max(i for i, m in enumerate(messages) if isinstance(m, HumanMessage)) + 1
+    while "__interrupt__" in out:
+        if review is None:
+            raise ValueError("the run paused for approval: pass review=")
+        shown = _print_steps(messages, shown, len(messages))
+        asked = out["__interrupt__"][0].value["action_requests"]
+        decisions = [review(action) for action in asked]
+        out = graph.invoke(Command(resume={"decisions": decisions}), config)
+        messages = out["messages"]
+    _print_steps(messages, shown, len(messages) - 1)
+    reply: str = messages[-1].text
+    print(f"agent: {reply}")
+    return reply
+
+
+def _print_steps(messages: Sequence[BaseMessage], start: int, end: int) -> int:
+    """Print the tool calls and results among `messages[start:end]`; return `end`."""
+    for message in messages[start:end]:
         if isinstance(message, AIMessage):
             for call in message.tool_calls:
                 args = ", ".join(f"{k}={v!r}" for k, v in call["args"].items())
                 print(f"  -> {call['name']}({args})")
         elif isinstance(message, ToolMessage):
             print("  <- " + message.text.replace("\n", "\n     "))
-    reply: str = messages[-1].text
-    print(f"agent: {reply}")
-    return reply
+    return end
 
 
 def print_log(store: ChronoStore, scope: tuple[str, ...]) -> None:

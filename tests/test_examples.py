@@ -78,6 +78,68 @@ def test_chat_agent_undoes_the_wrong_memory_only(
         assert store.head(ALICE) == 5
 
 
+def test_prebuilt_agent_undoes_only_what_the_person_approves(
+    examples: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert examples("prebuilt_agent").main(["--path", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    cat = _turn(out, "alice: Forget my cat.")
+    assert cat.splitlines()[1:3] == [
+        "  ?? the person rejects undo_memory",
+        "  <- User rejected the tool call for `undo_memory` with reason: The person "
+        "said no: keep that memory.",
+    ]
+    undo = _turn(out, "alice: I never moved to NYC, my sister did. Undo that.")
+    assert undo.splitlines() == [
+        "  -> undo_memory(request='undo my move to NYC')",
+        "  ?? the person approves undo_memory",
+        '  <- Memory changed (now v4): changed "NYC" -> "Boston". To reverse it, call '
+        "undo_memory with request 'redo'.",
+        "agent: Sorry about that! You live in Boston again.",  # read from memory
+    ]
+    history = _turn(out, "alice: Where did you think I lived before?")
+    date = r"\d{4}-\d{2}-\d{2}"  # the history tool's lines, with the change ids
+    assert re.search(
+        rf'^ +- \[3\.1\] {date}: changed "Boston" -> "NYC"$', history, re.M
+    )
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        assert _ops(store, ALICE) == [
+            ("revert", "undo_memory"), ("put", None), ("put", None), ("put", None)
+        ]  # fmt: skip
+        assert store.show(ALICE, 4).target == 3  # the wrong save, and only it
+        assert store.get(ALICE, "pet").value == {"content": "a cat called Tom"}
+
+
+def test_prebuilt_agent_changes_nothing_until_the_person_answers(
+    examples: Load, tmp_path: Path
+) -> None:
+    """The undo waits in an `interrupt()`, kept by the checkpointer; a reject
+    after it leaves memory as it was."""
+    from langchain_core.messages import HumanMessage
+    from langgraph.types import Command
+
+    from langgraph_chronomem import open_chronomem
+
+    agent_module = examples("prebuilt_agent")
+    model = examples("_chat_model").ScriptedChatModel(script=agent_module.CONVERSATION)
+    store, checkpointer = open_chronomem(tmp_path, scope_depth=2)
+    with store:
+        agent = agent_module.build_agent(model, store, checkpointer)
+        alice = {"configurable": {"user_id": "alice", "thread_id": "t"}}
+        for said in ("Hi! I live in Boston.", "My sister just moved to NYC!"):
+            agent.invoke({"messages": [HumanMessage(said)]}, alice)
+        asked = "I never moved to NYC, my sister did. Undo that."
+        paused = agent.invoke({"messages": [HumanMessage(asked)]}, alice)
+        (request,) = paused["__interrupt__"][0].value["action_requests"]
+        assert request["name"] == "undo_memory"
+        assert store.head(ALICE) == 2
+        assert store.get(ALICE, "home").value == {"content": "NYC"}
+        no = {"decisions": [{"type": "reject", "message": "no"}]}
+        agent.invoke(Command(resume=no), alice)
+        assert store.head(ALICE) == 2
+        assert store.get(ALICE, "home").value == {"content": "NYC"}
+
+
 def test_multi_user_undo_stays_in_its_users_timeline(
     examples: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
