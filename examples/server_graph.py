@@ -41,6 +41,19 @@ The graph needs no model: `recall` lists the user's notes, then `remember` adds
 the run's note. Replaying a thread from an earlier checkpoint (the Studio's
 "fork", or `runs.create` with a `checkpoint_id`) rolls that user's notes back to
 what they were there, as an undoable commit, before `recall` runs again.
+
+A run given `undo` instead of `note` undoes a change described in words, with
+the undo tool (`create_undo_memory_tool`), and answers in `undone`:
+
+    client.runs.wait(thread_id, "memory_agent",
+                     input={"undo": "forget that I moved to Paris"},
+                     config={"configurable": {"user_id": "alice"}})
+    # {..., "undo": "", "undone": "Memory changed (now v3): deleted ..."}
+
+It changes memory only when it is sure which change is meant; otherwise it
+changes nothing and `undone` lists the candidates with their ids ("2.1"), which
+a next run can pass as `undo`. The search uses the models
+(docs/how-to/offline-models.md).
 """
 
 from __future__ import annotations
@@ -48,7 +61,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
@@ -58,11 +71,13 @@ from langgraph_chronomem import (
     ChronoCheckpointer,
     ChronoStore,
     NamespaceTemplate,
+    create_undo_memory_tool,
     shared_chronomem,
 )
 
 # The user's notes, as the checkpointer's default `memory_namespace` names them.
 NOTES = NamespaceTemplate(("memories", "{user_id}"))
+UNDO = create_undo_memory_tool(NOTES.template)
 
 
 def _settings() -> dict[str, Any]:
@@ -87,6 +102,8 @@ async def make_checkpointer() -> AsyncIterator[ChronoCheckpointer]:
 class Note(TypedDict, total=False):
     note: str
     recalled: list[str]
+    undo: str  # a request in words, or a change id; emptied once answered
+    undone: str  # the undo tool's reply to the last one
 
 
 async def recall(state: Note, config: RunnableConfig, *, store: BaseStore) -> Note:
@@ -101,12 +118,24 @@ async def remember(state: Note, config: RunnableConfig, *, store: BaseStore) -> 
     return {}
 
 
+async def undo(state: Note) -> Note:
+    """Undo the change the run's `undo` describes, and say what happened."""
+    reply = await UNDO.ainvoke({"request": state["undo"]})
+    return {"undo": "", "undone": reply}
+
+
+def _route(state: Note) -> Literal["undo", "recall"]:
+    return "undo" if state.get("undo") else "recall"
+
+
 # Compiled without a store or checkpointer: the server attaches its own.
 graph = (
     StateGraph(Note)
     .add_node(recall)
     .add_node(remember)
-    .add_edge(START, "recall")
+    .add_node(undo)
+    .add_conditional_edges(START, _route)
+    .add_edge("undo", END)
     .add_edge("recall", "remember")
     .add_edge("remember", END)
     .compile()
