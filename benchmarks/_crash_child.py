@@ -301,8 +301,8 @@ def run(
     seconds since go)` when it ends.
     """
     # said once by the parent; every catch-up child would say it again
-    logging.getLogger("langgraph_chronomem.search.index").addFilter(
-        lambda record: "without a rerank" not in record.getMessage()
+    logging.getLogger("langgraph_chronomem.models").addFilter(
+        lambda record: "with no cross-encoder rerank" not in record.getMessage()
     )
     marker = _Marker(marker_path)
     _instrument(marker)
