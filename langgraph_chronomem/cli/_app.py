@@ -304,7 +304,7 @@ def likeliest(given: str, names: Iterable[str]) -> str:
     """Some of `names` for an error, the likeliest meant by `given` first.
 
     >>> likeliest("city", ["pet", "cities", "job"])
-    'cities, job, pet'
+    'cities, pet, job'
     """
     ranked = sorted(
         names,
