@@ -1242,8 +1242,9 @@ def test_without_a_cross_encoder_the_default_keeps_the_fused_order(
     fused = [c.scores.rrf for c in resolution.candidates]
     assert fused == sorted(fused, reverse=True)
     assert resolution.best is not None and resolution.best.commit.version == 5
-    warned = [r for r in caplog.records if "without a rerank" in r.getMessage()]
-    assert len(warned) <= 1  # said once per store, not per request
+    notice = "with no cross-encoder rerank"
+    warned = [r for r in caplog.records if notice in r.getMessage()]
+    assert len(warned) <= 1  # said once per process, not per request
 
 
 def test_resolve_changes_nothing(moves: ChronoStore, moves_root: Path) -> None:
