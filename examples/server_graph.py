@@ -48,7 +48,8 @@ the undo tool (`create_undo_memory_tool`), and answers in `undone`:
     client.runs.wait(thread_id, "memory_agent",
                      input={"undo": "forget that I moved to Paris"},
                      config={"configurable": {"user_id": "alice"}})
-    # {..., "undo": "", "undone": "Memory changed (now v3): deleted ..."}
+    # {..., "undo": "", "undone": 'Memory changed (now v3): removed "moved to
+    #  Paris". To reverse it, call undo_memory with request \'redo\'.'}
 
 It changes memory only when it is sure which change is meant; otherwise it
 changes nothing and `undone` lists the candidates with their ids ("2.1"), which
