@@ -25,8 +25,10 @@ database) for the whole process instead: whichever factory runs first opens them
 both get the same pair (one database, one lock or pool), and the last exit closes
 them.
 
-The data lives in `$CHRONOMEM_PATH`: a directory (default `.chronomem`, relative
-to where the server runs), or a `postgresql://` URL, which every server process
+The data lives in `$CHRONOMEM_PATH`: a directory (default `DEFAULT_PATH`,
+`~/.local/share/chronomem`, outside the project because `langgraph dev` reloads on
+every file written under it, and the `chronomem` CLI's default too), or a
+`postgresql://` URL, which every server process
 and replica can share. Each run names its user, so memory is per user and time
 travel knows whose memory to rewind:
 
@@ -75,6 +77,7 @@ from langgraph_chronomem import (
     create_undo_memory_tool,
     shared_chronomem,
 )
+from langgraph_chronomem.deployment import DEFAULT_PATH
 
 # The user's notes, as the checkpointer's default `memory_namespace` names them.
 NOTES = NamespaceTemplate(("memories", "{user_id}"))
@@ -83,7 +86,7 @@ UNDO = create_undo_memory_tool(NOTES.template)
 
 def _settings() -> dict[str, Any]:
     """Where the data lives, and one timeline per user: ("memories", user_id)."""
-    return {"path": os.environ.get("CHRONOMEM_PATH", ".chronomem"), "scope_depth": 2}
+    return {"path": os.environ.get("CHRONOMEM_PATH", DEFAULT_PATH), "scope_depth": 2}
 
 
 @asynccontextmanager

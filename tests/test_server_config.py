@@ -164,3 +164,10 @@ def test_the_cli_and_the_server_share_one_default_outside_the_project(
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     assert shown.stdout.strip() == str(tmp_path / "chronomem")
+    example = importlib.util.spec_from_file_location(
+        "server_graph_default", ROOT / "examples" / "server_graph.py"
+    )
+    assert example is not None and example.loader is not None
+    server_graph = importlib.util.module_from_spec(example)
+    example.loader.exec_module(server_graph)
+    assert server_graph._settings()["path"] == deployment.DEFAULT_PATH
