@@ -49,6 +49,8 @@ __all__ = [
     "CheckedKeys",
     "ReadPlan",
     "check_count",
+    "check_fields",
+    "check_items",
     "check_key",
     "check_labels",
     "check_moment",
@@ -181,6 +183,28 @@ def check_key(key: object) -> None:
             f"keys are strings, got {key!r}: pass str(key) if you mean the text"
         )
     check_text("key", key, InvalidValueError)
+
+
+def check_items(items: object) -> list[tuple[Namespace, str]]:
+    """Validate `(namespace, key)` pairs, as `revert` and `redact` take them.
+
+        >>> check_items([(("memories", "alice"), "home")])
+        [(('memories', 'alice'), 'home')]
+
+    Raises:
+        InvalidRequestError: If `items` is not a sequence of pairs.
+        NamespaceError: For a namespace given as a string, or a bad label.
+        InvalidValueError: For a key that is not a string.
+    """
+    if isinstance(items, (str, bytes)) or not all(
+        isinstance(item, (tuple, list)) and len(item) == 2
+        for item in items  # type: ignore[attr-defined]
+    ):
+        raise InvalidRequestError(f"items are (namespace, key) pairs, got {items!r}")
+    for namespace, key in items:  # type: ignore[attr-defined]
+        check_scope(namespace, 0)
+        check_key(key)
+    return [(tuple(namespace), key) for namespace, key in items]  # type: ignore[attr-defined]
 
 
 class CheckedKeys(BaseStore):

@@ -47,9 +47,11 @@ from langgraph_chronomem.errors import InvalidRequestError
 from langgraph_chronomem.ops import (
     check_count,
     check_fields,
+    check_items,
     check_key,
     check_moment,
     check_scope,
+    check_text,
 )
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.resolve import Mode, Resolution
@@ -324,7 +326,7 @@ class VersionControl(TagControl):
         sc = check_scope(scope, self.scope_depth)
         named = check_fields(fields)
         meta = self._meta(author, reason)
-        wanted = None if items is None else [(tuple(ns), key) for ns, key in items]
+        wanted = None if items is None else check_items(items)
         return self._write(
             lambda tx: tx.revert(
                 sc,
@@ -511,18 +513,7 @@ class VersionControl(TagControl):
         """
         sc = check_scope(scope, self.scope_depth)
         _label_filters(key=key, contains=contains, source=source)
-        wanted = None
-        if items is not None:
-            if isinstance(items, (str, bytes)) or not all(
-                isinstance(item, (tuple, list)) and len(item) == 2 for item in items
-            ):
-                raise InvalidRequestError(
-                    f"items are (namespace, key) pairs, got {items!r}"
-                )
-            for ns, k in items:
-                check_scope(ns, 0)
-                check_key(k)
-            wanted = [(tuple(ns), k) for ns, k in items]
+        wanted = None if items is None else check_items(items)
         if wanted is None and key is None and contains is None and source is None:
             raise InvalidRequestError(
                 "name what to redact: items, key, contains or source"
@@ -742,6 +733,8 @@ class VersionControl(TagControl):
                 indexes it reads catch up with the log first, which writes.
         """
         sc = check_scope(scope, self.scope_depth)
+        if isinstance(request, str):
+            check_text("an undo request", request)
         self._engine.check_writable("resolve undo requests")
         return self._search.resolver().resolve(sc, request, k=k, mode=mode, now=now)
 

@@ -90,6 +90,8 @@ STRING_NAMESPACE_CALLS: dict[str, Callable[[ChronoStore], Any]] = {
         s.alist_namespaces(prefix="memories/alice")
     ),
     "ahistory": lambda s: asyncio.run(s.ahistory("memories/alice", "k")),
+    "revert items": lambda s: s.revert(ALICE, 1, items=[("memories/alice", "k")]),
+    "redact items": lambda s: s.redact(ALICE, items=[("memories/alice", "k")]),
 }
 
 
@@ -159,6 +161,7 @@ NOT_UNICODE: dict[str, Callable[[ChronoStore], Any]] = {
     "reason": _in_context(reason="because \udcff"),
     "label": _in_context(labels={"session": "s\ud800"}),
     "undo request": lambda s: s.undo(ALICE, "undo the \ud800 change"),
+    "resolve request": lambda s: s.resolve(ALICE, "undo the \ud800 change"),
 }
 
 
@@ -172,6 +175,13 @@ def test_text_that_is_not_unicode_gets_a_typed_error_and_changes_nothing(
         NOT_UNICODE[where](either)
     assert isinstance(info.value, ValueError)
     assert unchanged(either) == before
+
+
+def test_an_undo_request_that_is_not_unicode_is_named_as_the_request(
+    either: ChronoStore,
+) -> None:
+    with pytest.raises(InvalidRequestError, match="an undo request .* not valid"):
+        either.undo(ALICE, "undo the \ud800 change")
 
 
 def test_an_author_that_is_not_unicode_is_refused_before_the_block_runs() -> None:
