@@ -22,6 +22,7 @@ from langgraph_chronomem.engine.types import (
     MatchedRevert,
     Redaction,
     RevertConflict,
+    Tag,
 )
 from langgraph_chronomem.errors import (
     ChronomemError,
@@ -79,6 +80,7 @@ __all__ = [
     "ScopeError",
     "StorageError",
     "StoreView",
+    "Tag",
     "UndoResult",
     "VersionError",
     "VersionNotFound",
