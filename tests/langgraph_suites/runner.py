@@ -180,12 +180,16 @@ def run(suite: Suite, *, select: str | None = None) -> Comparison:
 def compare(
     suite: Suite, outcomes: list[Outcome], seconds: float, *, partial: bool = False
 ) -> Comparison:
-    """Hold `outcomes` against `EXPECTED_FAILURES`: a failure must be listed, and
-    every listed test of this suite must have run and failed."""
+    """Hold `outcomes` against `EXPECTED_FAILURES`: a failure must be listed,
+    with its message, and every listed test of this suite must have run and
+    not passed."""
     comparison = Comparison(suite, outcomes, seconds)
     prefix = f"{suite.name}:"
     for outcome in outcomes:
-        if outcome.outcome == "failed" and expected_for(suite, outcome.test_id) is None:
+        if outcome.outcome != "failed":
+            continue
+        expected = expected_for(suite, outcome.test_id)
+        if expected is None or expected.failure not in outcome.message:
             comparison.unexpected.append(outcome)
     for key in EXPECTED_FAILURES:
         if not key.startswith(prefix):
@@ -222,8 +226,8 @@ def table(comparisons: list[Comparison]) -> str:
         for outcome in comparison.outcomes:
             counts = per_file.setdefault(outcome.test_id.split("::")[0], Counter())
             if outcome.outcome == "failed":
-                listed = expected_for(suite, outcome.test_id) is not None
-                counts["expected" if listed else "unexpected"] += 1
+                surprise = outcome in comparison.unexpected
+                counts["unexpected" if surprise else "expected"] += 1
             else:
                 counts[outcome.outcome] += 1
         for path, counts in per_file.items():
@@ -235,7 +239,9 @@ def table(comparisons: list[Comparison]) -> str:
         if not comparison.outcomes:
             lines.append(f"NO TEST RAN in {name}; pytest said:\n{comparison.output}")
         for outcome in comparison.unexpected:
-            lines.append(f"UNEXPECTED {name}:{outcome.test_id}: {outcome.message}")
+            listed = expected_for(comparison.suite, outcome.test_id) is not None
+            why = " (listed, but fails for another reason)" if listed else ""
+            lines.append(f"UNEXPECTED {name}:{outcome.test_id}{why}: {outcome.message}")
         for key in comparison.stale:
             lines.append(f"LISTED BUT NOT FAILING {key} (remove it from expected.py)")
     return "\n".join(lines)
