@@ -189,6 +189,14 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
         """Record a store-wide setting. Needs a write transaction."""
         self.cur.execute(self.sql.SET_META, (name, value))
 
+    def first_meta(self, name: str, value: str) -> str:
+        """Record a store-wide setting unless one is recorded, by this or a
+        racing writer; returns the one that stands. Needs a write transaction."""
+        self.cur.execute(self.sql.FIRST_META, (name, value))
+        stored = self.meta(name)
+        assert stored is not None  # recorded, by this transaction or another
+        return stored
+
     def head_seq(self, scope: Namespace) -> int:
         """The `seq` of the scope's HEAD commit (0 before its first commit).
 

@@ -30,6 +30,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 
 from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.feed import VECTOR_LOG
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.sql import _ROWS, _ROWS_OF_C
 from langgraph_chronomem.engine.sqlite import SqliteEngine
@@ -290,7 +291,7 @@ def mark(
     where = source.path if isinstance(source, SqliteEngine) else source.where  # type: ignore[attr-defined]
     with engine.transaction(write=True) as tx:
         for name, value in meta:
-            if name != MARK:
+            if name not in (MARK, VECTOR_LOG):
                 tx.set_meta(name, value)
         tx.set_meta(
             MARK,

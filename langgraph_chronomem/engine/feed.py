@@ -40,7 +40,11 @@ from langgraph_chronomem.engine.rows import (
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.engine.values import decode_value
 
-__all__ = ["HeadRow", "ProjectionFeed", "ProjectionState"]
+__all__ = ["VECTOR_LOG", "HeadRow", "ProjectionFeed", "ProjectionState"]
+
+VECTOR_LOG = "vector_log"
+"""The setting that names this log among the logs sharing a Chroma: its
+collections carry the name. Never copied: a copy is another log."""
 
 
 @dataclass(frozen=True)

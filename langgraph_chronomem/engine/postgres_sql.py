@@ -502,10 +502,6 @@ class PostgresDialect(Dialect):
         "(SELECT min(first_id) - 1 FROM commits WHERE seq > m.seq)) "
         "FROM (SELECT ?::bigint AS seq) AS m"
     )
-    FIRST_META = (
-        "INSERT INTO chronomem_meta (name, value) VALUES (?, ?) "
-        "ON CONFLICT (name) DO NOTHING"
-    )
 
     LABEL_EQUALS = "(labels::jsonb ->> ?) = ?"
 

@@ -361,6 +361,10 @@ class Dialect:
         "INSERT INTO chronomem_meta (name, value) VALUES (?, ?) "
         "ON CONFLICT (name) DO UPDATE SET value = excluded.value"
     )
+    FIRST_META = (
+        "INSERT INTO chronomem_meta (name, value) VALUES (?, ?) "
+        "ON CONFLICT (name) DO NOTHING"
+    )
     SCOPE_STATS = (
         "SELECT s.scope, "
         "(SELECT coalesce(max(version), 0) FROM commits AS c "

@@ -58,6 +58,7 @@ from langgraph_chronomem.search.vectors import (
     ItemTexts,
     VectorIndex,
     collection_names,
+    log_name,
 )
 
 __all__ = [
@@ -215,6 +216,8 @@ class SearchIndex:
         self._embed = None if index is None else index.get("embed")
         self._unusable: str | None = None
         self._settle_index(given=index is not None)
+        # read on open: `kept_projections` is asked inside a transaction
+        self._log = log_name(engine)
         self.item_texts = ItemTexts(self.item_fields)
         self._client = chroma_client
         self._server = chroma_server
@@ -277,7 +280,9 @@ class SearchIndex:
         (a Chroma server down since the first open) as behind every commit."""
         if not (self.indexes_items and self.has_chroma):
             return ()
-        items, changes = collection_names(_embedder_name(self._embed), self.item_fields)
+        items, changes = collection_names(
+            _embedder_name(self._embed), self.item_fields, self._log
+        )
         assert items is not None
         return items, changes
 
@@ -329,6 +334,8 @@ class SearchIndex:
                 _embedder_name(self._embed),
                 item_fields=self.item_fields,
                 distance=self.distance,
+                log=self._log,
+                own_chroma=client is not self._client,
             )
 
         if self._client is None and self._server is not None:

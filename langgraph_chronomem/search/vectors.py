@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -47,6 +48,7 @@ from langgraph.store.base import get_text_at_path, tokenize_path
 
 from langgraph_chronomem.engine.describe import CHANGE_TEXT_VERSION
 from langgraph_chronomem.engine.feed import (
+    VECTOR_LOG,
     HeadRow,
     ProjectionFeed,
     ProjectionState,
@@ -65,6 +67,7 @@ __all__ = [
     "Progress",
     "VectorIndex",
     "collection_name",
+    "log_name",
     "unit",
 ]
 
@@ -169,34 +172,56 @@ def _lags(feed: ProjectionFeed, name: str) -> bool:
     return bool(state.rebuild or feed.commit_seqs_after(state.seq, limit=1))
 
 
+def log_name(engine: LogEngine) -> str | None:
+    """This log's name among the logs whose vectors share a Chroma: a random
+    one, recorded in the log the first time it is asked for (the first of
+    racing stores wins). `None` for a read-only log that has none yet: its
+    collections keep the names of before logs had one."""
+    with engine.transaction(write=False) as tx:
+        name = tx.meta(VECTOR_LOG)
+    if name is not None or engine.read_only:
+        return name
+    with engine.transaction(write=True) as tx:
+        return tx.first_meta(VECTOR_LOG, secrets.token_hex(8))
+
+
 def collection_name(
     kind: str,
     embedder: str,
     fields: Sequence[str] | None = None,
     *,
     text: int | None = None,
+    log: str | None = None,
 ) -> str:
-    """The collection of `kind` for this embedder (and, for items, these fields;
-    for changes, this `text` derivation): a store opened with another model or
-    other fields gets collections of its own, never another's vectors.
+    """The collection of `kind` of this `log` (`log_name`) for this embedder
+    (and, for items, these fields; for changes, this `text` derivation): a
+    store opened with another model or other fields, or another log sharing
+    the Chroma, gets collections of its own, never another's vectors.
 
-        >>> collection_name(CHANGES, "toy")
+        >>> collection_name(CHANGES, "toy")  # as named before logs had names
         'chronomem-changes-03fd904e5d6f'
+        >>> collection_name(CHANGES, "toy", log="5f2a") != collection_name(
+        ...     CHANGES, "toy", log="9c41")
+        True
     """
     made_of: list[Any] = [embedder, None if fields is None else list(fields)]
-    identity = json.dumps(made_of if text is None else [*made_of, text])
+    if text is not None:
+        made_of.append(text)
+    if log is not None:
+        made_of.insert(0, log)
+    identity = json.dumps(made_of)
     return f"{kind}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
 
 
 def collection_names(
-    embedder: str, item_fields: Sequence[str] | None
+    embedder: str, item_fields: Sequence[str] | None, log: str | None
 ) -> tuple[str | None, str]:
-    """The names of a store's item collection (`None` when items are not
+    """The names of a log's item collection (`None` when items are not
     embedded) and change collection: `collection_name` of each, as made now."""
-    changes = collection_name(CHANGES, embedder, text=CHANGE_TEXT_VERSION)
+    changes = collection_name(CHANGES, embedder, text=CHANGE_TEXT_VERSION, log=log)
     if item_fields is None:
         return None, changes
-    return collection_name(ITEMS, embedder, item_fields), changes
+    return collection_name(ITEMS, embedder, item_fields, log=log), changes
 
 
 @dataclass(frozen=True)
@@ -274,6 +299,12 @@ class VectorIndex:
             model is dropped and rebuilt, never mixed.
         item_fields: JSON paths embedded for items (`index["fields"]`), or `None`
             when items are not indexed (changes always are).
+        distance: How item scores are given (`index["distance_type"]`).
+        log: The log's name among the logs sharing the Chroma (`log_name`),
+            carried by its collections' names; `None` for the names of before.
+        own_chroma: Whether the Chroma holds this log's vectors alone (an
+            embedded one in the store's directory): collections of before
+            logs had names are then renamed, not made again from the log.
     """
 
     def __init__(
@@ -285,6 +316,8 @@ class VectorIndex:
         *,
         item_fields: Sequence[str] | None = None,
         distance: Distance = "cosine",
+        log: str | None = None,
+        own_chroma: bool = False,
     ) -> None:
         self.engine = engine
         self.distance = distance
@@ -308,17 +341,26 @@ class VectorIndex:
         # transaction of the log and may not open another. 0 until then.
         self._item_cap = 0
         self._counted: int | None = None  # the item count `present` read
-        listed = self._call(client.list_collections)
+        listed = {c.name for c in self._call(client.list_collections)}
         # and the change vectors of an earlier `change_text` (1 was unnumbered)
         earlier = [None, *range(2, CHANGE_TEXT_VERSION)]
-        older = {collection_name(CHANGES, embedder, text=t) for t in earlier}
-        retired = {c.name for c in listed} & {*_RETIRED, *older}
+        older = {
+            collection_name(CHANGES, embedder, text=t, log=name)
+            for t in earlier
+            for name in {None, log}
+        }
+        retired = listed & {*_RETIRED, *older}
         for name in retired:
             self._call(partial(client.delete_collection, name))
         with engine.transaction(write=bool(retired)) as tx:
             for name in retired:
                 ProjectionFeed(tx).forget(name)
-        items, changes = collection_names(embedder, item_fields)
+        items, changes = collection_names(embedder, item_fields, log)
+        if log is not None:
+            unnamed = collection_names(embedder, item_fields, None)
+            for old, new in zip(unnamed, (items, changes), strict=True):
+                if old is not None and new is not None:
+                    self._name_own(old, new, listed, rename=own_chroma)
         self.changes = self._collection(changes)
         self.items = None if items is None else self._collection(items)
         # One lock per collection, held while its Chroma side is written: a
@@ -330,6 +372,35 @@ class VectorIndex:
         self._pending: dict[str, tuple[int, np.ndarray]] = {}
         self._generation = 0
         self._ahead: set[int] = set()  # change rows added before their commits' turn
+
+    def _name_own(self, old: str, new: str, listed: set[str], *, rename: bool) -> None:
+        """Move this log's collection `old`, named before logs had names, to
+        its name `new`. In a Chroma of its own it is renamed, its mark with
+        it; in a shared one it may hold other logs' vectors under the same
+        ids, so it is dropped if this log used it, and `new` made from the log.
+
+        Each step can be repeated: the mark is copied before the rename and
+        forgotten after it, so a crash in between redoes the rest next time.
+        """
+        with self.engine.transaction(write=False) as tx:
+            state = ProjectionFeed(tx).state(old)
+            marked = ProjectionFeed(tx).state(new) != ProjectionState(0)
+        used = state != ProjectionState(0)
+        renamed = rename and old in listed and new not in listed
+        if renamed:
+            if not marked:
+                with self.engine.transaction(write=True) as tx:
+                    ProjectionFeed(tx).save(new, state)
+            collection = self._call(
+                lambda: self.client.get_collection(old, embedding_function=None)
+            )
+            self._call(partial(collection.modify, name=new))
+        elif old in listed and used:
+            with contextlib.suppress(chromadb.errors.NotFoundError):
+                self._call(partial(self.client.delete_collection, old))
+        if used or renamed:
+            with self.engine.transaction(write=True) as tx:
+                ProjectionFeed(tx).forget(old)
 
     def _collection(self, name: str, *, anew: bool = False) -> Any:
         """Open a collection, or make it (`anew`: again) from nothing.
