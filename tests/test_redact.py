@@ -37,10 +37,12 @@ def open_store(root: Path, **kwargs: Any) -> ChronoStore:
 
 
 def fill(store: ChronoStore) -> None:
-    """Alice's history: the secret in two versions of one item and in a commit
-    reason, unrelated memories before and after it; Bob's memories alongside."""
+    """Alice's history: the secret in two versions of one item and in a commit's
+    reason and labels, unrelated memories before and after it; Bob's memories
+    alongside."""
     store.put(ALICE, "home", {"content": "User lives in Lyon"})
-    with commit_context(reason=f"user mentioned {SECRET} in chat"):
+    labels = {"topic": f"{SECRET} follow-up", "session": "s-1"}
+    with commit_context(reason=f"user mentioned {SECRET} in chat", labels=labels):
         store.put(ALICE, "health", {"content": f"User was diagnosed with {SECRET}"})
     store.put(ALICE, "pet", {"content": "User has a cat called Miso"})
     store.put(ALICE, "health", {"content": f"User's {SECRET} is under control"})
@@ -118,6 +120,7 @@ def test_redacted_content_is_gone_from_every_version_and_every_file(
     ]
     audit = store.show(ALICE, 2)
     assert audit.reason == "[redacted]" and audit.changes[0].new_erased == "redacted"
+    assert audit.labels == {"topic": "[redacted]", "session": "s-1"}
     assert audit.summary == "created memories/alice/health: [redacted]"
     removal = done.commit.changes[0]
     assert (removal.kind, removal.old_erased) == ("deleted", "redacted")

@@ -18,6 +18,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from langgraph_chronomem.engine.core import TransactionCore
 from langgraph_chronomem.engine.rows import (
     _index_rows,
@@ -72,7 +74,8 @@ class ForgettingOps(TransactionCore):
         matches is deleted by the `redact` commit, which also records who,
         when and why. Commits stay as an audit skeleton; with `contains`, the
         reasons of the commits that wrote a matching version read
-        `[redacted]` if they hold the text. The change index is made again for
+        `[redacted]` if they hold the text, and so do their labels' values
+        (`commit_context(labels=...)`). The change index is made again for
         the rows that read the erased values, and the vector projections are
         asked to rebuild the scope.
         """
@@ -98,16 +101,18 @@ class ForgettingOps(TransactionCore):
             and (written is None or row_id in written)
             and (needle is None or needle in _strings(decode_value(value)))
         ]
-        reasons = []
+        reasons, labelled = [], []
         if needle is not None and matched:
             versions = {version for _, _, _, version, _ in matched}
-            reasons = [
-                (seq, version)
-                for seq, version, reason in self.cur.execute(
-                    self.sql.REASONS_IN_SCOPE, (sc,)
-                ).fetchall()
-                if version in versions and needle in _folded(reason)
-            ]
+            for seq, version, reason, labels in self.cur.execute(
+                self.sql.COMMIT_TEXTS_IN_SCOPE, (sc,)
+            ).fetchall():
+                if version not in versions:
+                    continue
+                if reason is not None and needle in _folded(reason):
+                    reasons.append((seq, version))
+                if needle in _folded(labels):
+                    labelled.append((_redacted_labels(labels, needle), seq))
         found = Redaction(
             scope,
             tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _ in matched),
@@ -133,6 +138,7 @@ class ForgettingOps(TransactionCore):
         self.cur.executemany(
             self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
         )
+        self.cur.executemany(self.sql.SET_LABELS, labelled)
         self.index_again(stale)
         self._rebuild_projections(scope)
         return replace(found, commit=self.log(scope, version=commit.version)[0])
@@ -240,6 +246,23 @@ class ForgettingOps(TransactionCore):
             rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of(held)))
             for statement, params in self.sql.index_changes(_index_rows(rows)):
                 self.cur.executemany(statement, params)
+
+
+def _redacted_labels(labels: str, needle: str) -> str:
+    """A commit's labels (JSON, as stored) with each name and value that holds
+    `needle` reading `[redacted]`.
+
+    >>> _redacted_labels('{"session": "s-1", "topic": "Trip to Paris"}', "paris")
+    '{"session":"s-1","topic":"[redacted]"}'
+    """
+
+    def kept(text: str) -> str:
+        return REDACTED_REASON if needle in _folded(text) else text
+
+    return orjson.dumps(
+        {kept(name): kept(value) for name, value in json.loads(labels).items()},
+        option=orjson.OPT_SORT_KEYS,
+    ).decode()
 
 
 def _strings(value: Any) -> str:

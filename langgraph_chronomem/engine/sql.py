@@ -527,11 +527,11 @@ class Dialect:
         "SELECT id, namespace, key, version, value, valid_to FROM items "
         "WHERE scope = ? AND value IS NOT NULL ORDER BY namespace, key, version"
     )
-    REASONS_IN_SCOPE = (
-        "SELECT seq, version, reason FROM commits WHERE scope = ? "
-        "AND reason IS NOT NULL"
+    COMMIT_TEXTS_IN_SCOPE = (
+        "SELECT seq, version, reason, labels FROM commits WHERE scope = ?"
     )
     SET_REASON = "UPDATE commits SET reason = ? WHERE seq = ?"
+    SET_LABELS = "UPDATE commits SET labels = ? WHERE seq = ?"
     # What `compact` reads: each version with a value, and when it was made.
     VERSIONS_IN_SCOPE = (
         "SELECT i.id, i.namespace, i.key, i.version, i.valid_to, c.created_at "
