@@ -58,6 +58,7 @@ __all__ = [
     "check_put",
     "check_scope",
     "check_text",
+    "condition_path",
     "run_reads",
 ]
 
@@ -301,7 +302,7 @@ def check_ops(ops: Iterable[Op], depth: int) -> tuple[list[Op], list[Write]]:
         for namespace in (
             [op.namespace_prefix]
             if isinstance(op, SearchOp)
-            else [c.path for c in op.match_conditions or ()]
+            else [condition_path(c) for c in op.match_conditions or ()]
         ):
             check_labels(namespace)
         validate_op_namespace(op)
@@ -384,9 +385,25 @@ def _item_scope(namespace: Namespace, depth: int) -> Namespace:
     return scope_of(namespace, depth)
 
 
+def condition_path(condition: MatchCondition) -> Sequence[str]:
+    """A match condition's labels. One string that can be a label is that one
+    label, as LangGraph's own tests write a suffix; any other string is left
+    for `check_labels` to refuse:
+
+        >>> condition_path(MatchCondition("suffix", "public"))
+        ('public',)
+        >>> condition_path(MatchCondition("prefix", "memories/alice"))
+        'memories/alice'
+    """
+    path = condition.path
+    if isinstance(path, str) and path and not re.search(r"[/.]", path):
+        return (path,)
+    return path
+
+
 def _matches(condition: MatchCondition, namespace: Namespace) -> bool:
     """Label-by-label match; `*` matches any one label."""
-    path = tuple(condition.path)
+    path = tuple(condition_path(condition))
     if len(namespace) < len(path):
         return False
     labels = (
@@ -402,7 +419,7 @@ def _fixed_prefix(conditions: Sequence[MatchCondition]) -> Namespace:
     for condition in conditions:
         if condition.match_type == "prefix":
             fixed = []
-            for label in condition.path:
+            for label in condition_path(condition):
                 if label == "*":
                     break
                 fixed.append(label)

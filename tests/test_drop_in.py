@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.store.base import InvalidNamespaceError, PutOp
+from langgraph.store.base import (
+    InvalidNamespaceError,
+    ListNamespacesOp,
+    MatchCondition,
+    PutOp,
+)
 from langgraph.store.sqlite import SqliteStore
 
 from langgraph_chronomem import (
@@ -108,6 +113,19 @@ def test_a_namespace_given_as_one_string_is_refused_showing_the_tuple(
     assert unchanged(either) == before
 
 
+def test_a_match_path_given_as_one_label_is_that_label(either: ChronoStore) -> None:
+    """As LangGraph's own PostgresStore suite writes a suffix; a path that
+    cannot be one label is refused like any other string namespace."""
+    for namespace in [("a", "docs", "public"), ("a", "img", "private")]:
+        either.put(namespace, "k", {"v": 0})
+    suffix = ListNamespacesOp(match_conditions=(MatchCondition("suffix", "public"),))
+    assert either.batch([suffix]) == [[("a", "docs", "public")]]
+    with pytest.raises(NamespaceError, match=r'\("a", "docs"\)'):
+        either.batch(
+            [ListNamespacesOp(match_conditions=(MatchCondition("prefix", "a/docs"),))]
+        )
+
+
 # -- 8. keys that are not strings ----------------------------------------------------
 
 
@@ -180,7 +198,7 @@ def test_text_that_is_not_unicode_gets_a_typed_error_and_changes_nothing(
 def test_an_undo_request_that_is_not_unicode_is_named_as_the_request(
     either: ChronoStore,
 ) -> None:
-    with pytest.raises(InvalidRequestError, match="an undo request .* not valid"):
+    with pytest.raises(InvalidRequestError, match=r"an undo request .* not valid"):
         either.undo(ALICE, "undo the \ud800 change")
 
 
