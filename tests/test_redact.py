@@ -8,6 +8,9 @@ commit and HEAD stays exactly as it was.
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -320,3 +323,48 @@ def test_a_copy_keeps_the_redaction_and_a_resumed_copy_applies_it(
             ]
             assert store.show(ALICE, 1).reason == "[redacted]"
         assert files_holding(dest, SECRET_BYTES) == []
+
+
+def test_no_byte_of_any_file_keeps_it_after_a_scrub_however_memory_was_used(
+    tmp_path: Path,
+) -> None:
+    """Chroma writes a new HNSW segment's arrays for their whole capacity from
+    memory it never filled, and leaves a dropped collection's folder behind:
+    the erased text, freed but still in the process's memory, reached
+    `data_level0.bin` once in four redactions. Repeated, with that memory
+    littered with the text on purpose each time."""
+    for run in range(3):
+        root = tmp_path / f"run{run}"
+        with open_store(root) as store:
+            fill(store)
+            store.resolve(ALICE, "forget my zorbanite diagnosis")  # vectors made
+            _litter_memory(SECRET_BYTES)
+            done = store.redact(ALICE, contains=SECRET)
+            assert done.scrubbed
+            assert files_holding(root, SECRET_BYTES) == [], f"run {run}"
+            live = {segment.hex for segment in _chroma_segments(root)}
+            folders = {p.name.replace("-", "") for p in (root / "chroma").iterdir()}
+            assert folders - {"chroma.sqlite3"} <= live, "a dropped segment's folder"
+
+
+def _litter_memory(text: bytes) -> None:
+    """Leave `text` all over freed heap memory, as a process that has read it
+    (to match it, to embed it) does: blocks of the sizes Chroma's index
+    buffers take, filled and freed, by threads that end (the allocator hands
+    their memory to the next threads, Chroma's among them)."""
+
+    def litter() -> None:
+        sizes = (4096, 167_600) * 64
+        blocks = [bytearray(text * (size // len(text))) for size in sizes]
+        del blocks
+
+    for _ in range(8):
+        thread = threading.Thread(target=litter)
+        thread.start()
+        thread.join()
+
+
+def _chroma_segments(root: Path) -> list[uuid.UUID]:
+    """The segments Chroma lists for the store's collections."""
+    with sqlite3.connect(root / "chroma" / "chroma.sqlite3") as conn:
+        return [uuid.UUID(row[0]) for row in conn.execute("SELECT id FROM segments")]

@@ -9,7 +9,10 @@ that server is away.
 from __future__ import annotations
 
 import os
+import shutil
+import struct
 import threading
+import uuid
 from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 from urllib.parse import urlsplit
@@ -28,8 +31,10 @@ __all__ = [
     "NO_CHROMA",
     "ChromaLock",
     "ChromaServer",
+    "closed_chroma",
     "embedded_chroma",
     "forget_chroma",
+    "scrub_embedded",
     "server_address",
     "unreachable",
 ]
@@ -140,16 +145,86 @@ def embedded_chroma(path: Path) -> Any:
     )
 
 
-def vacuum_embedded(path: Path) -> None:
-    """Rewrite an embedded Chroma's SQLite file from its live rows only: a
-    dropped collection's vectors stay in its free pages until then."""
+# The start of an HNSW segment's header.bin, as Chroma's hnswlib persists it
+# (version 1): version, level-0 offset, capacity, element count, element size.
+_HNSW_HEADER = struct.Struct("<iQQQQ")
+# Its files sized by capacity, and the bytes each element takes in them
+# (None: the element size in the header).
+_HNSW_ARRAYS = (("data_level0.bin", None), ("length.bin", 4))
+
+
+def scrub_embedded(path: Path) -> bool:
+    """Leave nothing but live data in the files of an embedded Chroma that no
+    client has open. Returns False if a segment's files are not in the format
+    known here: they are left as they are.
+
+    Three things keep what was dropped or never written: the SQLite file's
+    free pages (a dropped collection's vectors), the folder of a dropped
+    collection's HNSW segment (Chroma leaves it), and each live segment's
+    arrays, written for their whole capacity from buffers filled only up to
+    their element count: the rest is whatever the process's memory held
+    (measured: metadata strings, timestamps, and once in four redactions the
+    erased text). So: rewrite the SQLite file from its live rows, delete the
+    folders of segments it no longer lists, and zero the unused capacity.
+    """
     import sqlite3
 
     conn = sqlite3.connect(path / "chroma.sqlite3", timeout=30)
     try:
+        live = {str(row[0]) for row in conn.execute("SELECT id FROM segments")}
         conn.execute("VACUUM")
     finally:
         conn.close()
+    known = True
+    for folder in path.iterdir():
+        if not folder.is_dir() or not _is_uuid(folder.name):
+            continue
+        if folder.name not in live:
+            shutil.rmtree(folder)
+        elif not _zero_unused(folder):
+            known = False
+    return known
+
+
+def _is_uuid(name: str) -> bool:
+    try:
+        uuid.UUID(name)
+    except ValueError:
+        return False
+    return True
+
+
+def _zero_unused(segment: Path) -> bool:
+    """Zero what an HNSW segment's arrays hold past their element count (a
+    new segment's are written for its whole capacity). Returns False if its
+    files are not as version 1 writes them."""
+    header = segment / "header.bin"
+    if not header.exists():
+        return True  # nothing persisted yet
+    raw = header.read_bytes()
+    if len(raw) < _HNSW_HEADER.size:
+        return False
+    version, _, capacity, count, size = _HNSW_HEADER.unpack_from(raw)
+    arrays = [(segment / name, width or size) for name, width in _HNSW_ARRAYS]
+    if (
+        version != 1
+        or count > capacity
+        or not all(
+            file.exists() and count * width <= file.stat().st_size <= capacity * width
+            for file, width in arrays
+        )
+    ):
+        return False
+    block = bytes(1 << 20)
+    for file, width in arrays:
+        with file.open("r+b") as out:
+            out.seek(count * width)
+            left = file.stat().st_size - count * width
+            while left:
+                left -= out.write(block[: min(left, len(block))])
+            out.flush()
+            os.fsync(out.fileno())
+    return True
 
 
 def forget_chroma(path: Path) -> None:
@@ -158,6 +233,14 @@ def forget_chroma(path: Path) -> None:
     from chromadb.api.shared_system_client import SharedSystemClient
 
     SharedSystemClient._identifier_to_system.pop(str(path), None)
+
+
+def closed_chroma(path: Path) -> bool:
+    """Whether no client of this process has the embedded Chroma at `path`
+    open (its last `close` stops it, and it has written its files)."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    return str(path) not in SharedSystemClient._identifier_to_system
 
 
 class ChromaLock:

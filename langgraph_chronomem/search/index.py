@@ -46,9 +46,10 @@ from langgraph_chronomem.search.chroma import (
     NO_CHROMA,
     ChromaLock,
     ChromaServer,
+    closed_chroma,
     embedded_chroma,
     forget_chroma,
-    vacuum_embedded,
+    scrub_embedded,
 )
 from langgraph_chronomem.search.follow import Follower
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
@@ -449,10 +450,13 @@ class SearchIndex:
     def scrub(self) -> bool:
         """Leave no vector of an erased value in Chroma: make the collections
         anew from the log (the old ones dropped, and with them Chroma's own
-        queue of their writes), then rewrite the embedded Chroma's file. Embeds
-        every change again, as `reindex` does. Returns False for a Chroma
-        server or a caller's client, whose files are not this store's to
-        rewrite (the collections are made anew all the same).
+        queue of their writes), then close the embedded Chroma and clean its
+        files (`scrub_embedded`); the next use opens it again. Embeds every
+        change again, as `reindex` does. Returns False for a Chroma server or
+        a caller's client, whose files are not this store's to rewrite (the
+        collections are made anew all the same), and when the files could not
+        be cleaned: another store of this process has them open, or they are
+        in a format this version does not know.
         """
         if not self.has_chroma:
             return True
@@ -464,8 +468,14 @@ class SearchIndex:
         if self._client is not None or self._server is not None:
             return False
         assert self.directory is not None
-        vacuum_embedded(self.directory / CHROMA_DIR)
-        return True
+        path = self.directory / CHROMA_DIR
+        with self._lock:  # no search opens it again while its files are cleaned
+            vectors, self._vectors = self._vectors, None
+            if vectors is not None:
+                vectors.client.close()  # its last holder writes its files
+            if not closed_chroma(path):
+                return False
+            return scrub_embedded(path)
 
     def settle(self, timeout: float | None = None) -> bool:
         """Wait until the follower has applied every write so far. Returns
