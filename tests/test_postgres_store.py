@@ -11,6 +11,7 @@ beside it, Chroma for `index=`, the
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import itertools
 import json
@@ -445,3 +446,29 @@ def test_the_package_works_without_psycopg() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "ok"
     assert "pip install 'langgraph-chronomem[postgres]'" in done.stderr
+
+
+def test_reads_refreshing_ttl_beside_writers_never_deadlock(url: str) -> None:
+    """Reads that restart TTL clocks lock rows as they go; beside writers and
+    each other (as LangGraph's own `test_large_batches` runs them) they once
+    deadlocked, losing the read. Every call must succeed."""
+    ttl: TTLConfig = {"default_ttl": 5, "refresh_on_read": True}
+    with (
+        ChronoStore.from_conn_string(url, ttl=ttl) as store,
+        concurrent.futures.ThreadPoolExecutor(10) as pool,
+    ):
+        calls = []
+        for m in range(4):
+            namespace = ("test", "foo", "bar", str(m % 2))
+            for i in range(40):
+                key = f"key{i}"
+                calls += [
+                    pool.submit(store.put, namespace, key, {"foo": i}),
+                    pool.submit(store.get, namespace, key),
+                    pool.submit(store.list_namespaces, max_depth=m + 1),
+                    pool.submit(store.search, ("test",)),
+                    pool.submit(store.put, namespace, key, {"foo": i}),
+                    pool.submit(store.delete, namespace, key),
+                ]
+        failed = [call.exception() for call in calls if call.exception()]
+    assert failed == []

@@ -505,6 +505,15 @@ class PostgresDialect(Dialect):
 
     LABEL_EQUALS = "(labels::jsonb ->> ?) = ?"
 
+    # Only rows no one else holds: a row another transaction has locked is
+    # being replaced by a writer or refreshed by another reader, so waiting
+    # for it gains nothing, and readers that locked rows in different orders
+    # would deadlock.
+    REFRESH_TTL = (
+        "UPDATE items SET expires_at = ? + ttl_minutes * 60 WHERE id IN "
+        "(SELECT id FROM items WHERE {rows} FOR UPDATE SKIP LOCKED)"
+    )
+
     def label_key(self, name: str) -> str:
         """The key itself."""
         return name

@@ -615,13 +615,14 @@ class Dialect:
             (to, *ids),
         )
 
+    REFRESH_TTL = "UPDATE items SET expires_at = ? + ttl_minutes * 60 WHERE {rows}"
+
     def refresh_ttl(self, namespace: str, keys: Sequence[str], now: float) -> Statement:
-        return Statement(
-            "UPDATE items SET expires_at = ? + ttl_minutes * 60 WHERE valid_to IS NULL "
-            "AND ttl_minutes IS NOT NULL "
-            f"AND namespace = ? AND key IN ({_marks(keys)})",
-            (now, namespace, *keys),
+        rows = (
+            "valid_to IS NULL AND ttl_minutes IS NOT NULL "
+            f"AND namespace = ? AND key IN ({_marks(keys)})"
         )
+        return Statement(self.REFRESH_TTL.format(rows=rows), (now, namespace, *keys))
 
     def select_commits(
         self,
