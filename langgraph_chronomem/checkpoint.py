@@ -666,12 +666,16 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         decoded `metadata`), read in the caller's transaction; `None` when
         memory already reads the same."""
         thread_id, checkpoint_id, stamp = row[0], row[2], row[7]
-        scope = self._scope(config, metadata)
         if stamp is None:
             logger.warning(
                 "checkpoint %s has no memory position: memory not rewound",
                 checkpoint_id,
             )
+            return None
+        try:
+            scope = self._scope(config, metadata)
+        except ConfigError as exc:  # runs that name no memory: the graph goes on
+            logger.warning("checkpoint %s: memory not rewound: %s", checkpoint_id, exc)
             return None
         # Proposals made since by what the travel undoes (this thread's runs,
         # or with `rewind` anyone) would wait for a review of a past that the

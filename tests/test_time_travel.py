@@ -21,7 +21,6 @@ from typing_extensions import TypedDict
 
 from langgraph_chronomem import ChronoStore, commit_context
 from langgraph_chronomem.checkpoint import ChronoCheckpointer, TimeTravel
-from langgraph_chronomem.errors import ConfigError
 
 ALICE = ("memories", "alice")
 BOB = ("memories", "bob")
@@ -212,7 +211,12 @@ def test_a_replay_in_exit_mode_keeps_its_own_writes(store: ChronoStore) -> None:
     assert saver.memory_version(run()) == store.head(ALICE)
 
 
-def test_time_travel_without_a_user_is_a_clear_error(store: ChronoStore) -> None:
+def test_time_travel_without_a_user_replays_and_says_memory_stayed(
+    store: ChronoStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A graph whose runs name no user (one that keeps no memory, as in
+    LangGraph's own saver suites) replays as on any checkpointer; the log says
+    why memory was not rewound and what would name it."""
     saver = ChronoCheckpointer(store)
     graph = (
         StateGraph(Turn)
@@ -224,8 +228,9 @@ def test_time_travel_without_a_user_is_a_clear_error(store: ChronoStore) -> None
     graph.invoke({"turn": 0}, config)
     graph.invoke({"turn": 5}, config)
     first = list(graph.get_state_history(config))[-1]
-    with pytest.raises(ConfigError, match="needs 'user_id'"):
-        graph.invoke(None, first.config)
+    with caplog.at_level("WARNING", logger="langgraph_chronomem"):
+        assert graph.invoke(None, first.config)["turn"] == 1
+    assert "memory not rewound" in caplog.text and "needs 'user_id'" in caplog.text
 
 
 async def test_async_replay_and_fork(store: ChronoStore) -> None:
