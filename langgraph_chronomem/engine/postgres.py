@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -78,6 +79,21 @@ Conn = str | psycopg.Connection[Any] | ConnectionPool[Any]
 _BEGIN_WRITE = "BEGIN ISOLATION LEVEL READ COMMITTED"
 _BEGIN_READ = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
 _LOST = (psycopg.OperationalError, psycopg.InterfaceError)
+_POOL = "chronomem"  # the name of the pools engines open
+
+
+class _OneLine(logging.Filter):
+    """Makes the records psycopg_pool logs about a chronomem pool one line:
+    libpq's words for a server that is away take two or three (a restart
+    logged a screen of them). Other pools' records pass as they are."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and _POOL in record.args:
+            record.msg, record.args = " ".join(record.getMessage().split()), None
+        return True
+
+
+logging.getLogger("psycopg.pool").addFilter(_OneLine())
 
 
 class PostgresEngine:
@@ -134,7 +150,7 @@ class PostgresEngine:
                 max_size=max_connections,
                 kwargs={"autocommit": True},
                 open=False,
-                name="chronomem",
+                name=_POOL,
             )
             conn = self._owned
         self._conn = conn

@@ -26,6 +26,8 @@ import threading
 import weakref
 from collections.abc import Callable
 
+from langgraph_chronomem.errors import ChronomemError
+
 __all__ = ["Follower"]
 
 logger = logging.getLogger(__name__)
@@ -120,12 +122,14 @@ class Follower:
                     pass
             except Exception as exc:
                 failure = f"{type(exc).__name__}: {exc}"
+                typed = isinstance(exc, ChronomemError)  # one line says it all
                 logger.log(
                     logging.DEBUG if failure == self._failing else logging.WARNING,
                     "%s: an index lags behind the log; the next write, search or "
-                    "open catches it up",
+                    "open catches it up%s",
                     self._name,
-                    exc_info=True,
+                    f" ({exc})" if typed else "",
+                    exc_info=not typed,
                 )
                 self._failing = failure
             else:
