@@ -283,6 +283,17 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
             ],
         )
 
+    def setup(self) -> None:
+        """Nothing to do: the checkpoint tables were made with the store.
+
+        Here so that code written for `SqliteSaver` and `PostgresSaver`, which
+        call `setup()` once before use, runs unchanged; async code written for
+        `AsyncSqliteSaver` or `AsyncPostgresSaver` awaits `asetup()`.
+        """
+
+    async def asetup(self) -> None:
+        """Nothing to do, awaited (`setup`)."""
+
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The checkpoint `config` names by `checkpoint_id`, else the thread's latest.
 

@@ -123,6 +123,19 @@ def test_checkpoints_live_in_the_store_database(
     assert stored == [(saved["configurable"]["checkpoint_id"],)]
 
 
+async def test_setup_as_langgraphs_savers_call_it_changes_nothing(
+    store: ChronoStore, checkpointer: ChronoCheckpointer
+) -> None:
+    """Code written for `SqliteSaver` / `PostgresSaver` calls `setup()` first
+    (and for their async twins awaits it); on a saver already in use it keeps
+    what is there."""
+    saved = put(checkpointer)
+    checkpointer.setup()
+    await checkpointer.asetup()
+    found = checkpointer.get_tuple(saved)
+    assert found is not None and found.config == saved
+
+
 def test_open_chronomem_opens_both_halves_on_one_path(tmp_path: Path) -> None:
     store, saver = open_chronomem(tmp_path, scope_depth=2, on_time_travel="keep")
     with store:

@@ -15,8 +15,9 @@ instead: chronomem's temporary store for `":memory:"`, the directory
 and a database of a private PostgreSQL server for the PostgreSQL suites. The
 test bodies and their assertions run unchanged.
 
-What the stand-ins add for the fixtures: a no-op `setup()` on the savers
-(ChronoCheckpointer creates its tables when it is made, and has none); on a
+What the stand-ins add for the fixtures: a coroutine `setup()` on the async
+savers, as `AsyncSqliteSaver` names it (ChronoCheckpointer serves sync and
+async code with one object, so its coroutine is `asetup()`); on a
 PostgreSQL store, an empty `MIGRATIONS` and a `_cursor()` on the same
 database, since the fixtures rewrite LangGraph's migration list and drop its
 migration table before a second `setup()`.
@@ -148,14 +149,9 @@ class AsyncPostgresStore:
 # -- savers --------------------------------------------------------------------
 
 
-class _Saver(ChronoCheckpointer):
-    def setup(self) -> None:
-        pass
-
-
 class _AsyncSaver(ChronoCheckpointer):
-    async def setup(self) -> None:
-        pass
+    async def setup(self) -> None:  # type: ignore[override]
+        await self.asetup()
 
 
 class SqliteSaver:
@@ -165,7 +161,7 @@ class SqliteSaver:
     @contextmanager
     def from_conn_string(conn_string: str) -> Iterator[ChronoCheckpointer]:
         with _open(ChronoStore, conn_string) as store:
-            yield _Saver(store)
+            yield ChronoCheckpointer(store)
 
 
 class AsyncSqliteSaver:
@@ -190,7 +186,7 @@ def PostgresSaver(conn: Any, pipe: Any = None, serde: Any = None) -> ChronoCheck
     else:
         store = ChronoStore.from_conn_string(conn.info.dsn)
     _close_with(conn, store)
-    return _Saver(store, serde=serde)
+    return ChronoCheckpointer(store, serde=serde)
 
 
 def AsyncPostgresSaver(
