@@ -54,7 +54,12 @@ from langgraph_chronomem.engine.feed import (
     ProjectionState,
 )
 from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.rows import ChangeRow, namespace_text, scope_key
+from langgraph_chronomem.engine.rows import (
+    ChangeRow,
+    namespace_from_text,
+    namespace_text,
+    scope_key,
+)
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.search.chroma import server_address, unreachable
 
@@ -79,6 +84,7 @@ _RETIRED = (  # collections of older versions, dropped with their marks
     CHANGES,
 )
 _BATCH = 256  # commits per catch-up step
+_SWEEP_PAGE = 5000  # item vectors read at a time by a sweep
 # What a Chroma server says when a read races another client's write (seen
 # with four processes on one server), and the pauses before trying again.
 _RACED = "Error finding id"
@@ -372,6 +378,7 @@ class VectorIndex:
         self._pending: dict[str, tuple[int, np.ndarray]] = {}
         self._generation = 0
         self._ahead: set[int] = set()  # change rows added before their commits' turn
+        self._swept = False  # whether the item collection was swept since open
 
     def _name_own(self, old: str, new: str, listed: set[str], *, rename: bool) -> None:
         """Move this log's collection `old`, named before logs had names, to
@@ -612,6 +619,8 @@ class VectorIndex:
             if not seqs:
                 if self.items is not None and name == self.items.name:
                     self._forget_pending(remembered)
+                    if not self._swept:
+                        self._sweep_items()
                 break
             apply(after=seq, upto=seqs[-1])
             with self.engine.transaction(write=True) as tx:
@@ -763,6 +772,50 @@ class VectorIndex:
             self._call(lambda: collection.delete(ids=stale))
         _add_unseen(read, add, seen)
         drop_copies()
+
+    def _sweep_items(self) -> None:
+        """Delete every item vector whose row is no longer at HEAD: once per
+        open, when a catch-up first reaches the log's end. A catch-up drops
+        the vectors of the items its commits changed, but a crash between a
+        commit and that delete, or a catch-up of another store that added a
+        row's vector after the one that replaced it had dropped the old ones,
+        leaves one nothing else would take away. HEAD is read after the
+        vectors are listed; a row a reset brings back between that read and
+        the delete gets its vector again."""
+        items = self.items
+        assert items is not None
+        listed: list[tuple[str, Mapping[str, Any]]] = []
+        while True:
+            page = self._call(
+                partial(
+                    items.get,
+                    include=["metadatas"],
+                    limit=_SWEEP_PAGE,
+                    offset=len(listed),
+                )
+            )
+            listed += zip(page["ids"], page["metadatas"], strict=True)
+            if len(page["ids"]) < _SWEEP_PAGE:
+                break
+        keys = list({(namespace_from_text(m["ns"]), m["key"]) for _, m in listed})
+
+        def head_now() -> list[HeadRow]:
+            with self.engine.transaction(write=False) as tx:
+                return ProjectionFeed(tx).head_rows(keys)
+
+        head = {row.row_id for row in head_now()}
+        stale = [(id_, meta["row"]) for id_, meta in listed if meta["row"] not in head]
+        if stale:
+            for start in range(0, len(stale), _SWEEP_PAGE):
+                part = [id_ for id_, _ in stale[start : start + _SWEEP_PAGE]]
+                self._call(partial(items.delete, ids=part))
+            gone = {row for _, row in stale}
+            back = [row for row in head_now() if row.row_id in gone]
+            if back:
+                self._add_items(back)
+                with self.engine.transaction(write=True) as tx:
+                    ProjectionFeed(tx).remade(items.name)
+        self._swept = True
 
     def _drop_stale(
         self,
