@@ -20,6 +20,7 @@ import pytest
 
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.feed import VECTOR_LOG
+from langgraph_chronomem.migrate import copy_store
 from langgraph_chronomem.search.chroma import CHROMA_DIR, embedded_chroma, forget_chroma
 from langgraph_chronomem.search.index import _embedder_name
 from langgraph_chronomem.search.vectors import collection_names
@@ -171,3 +172,23 @@ def _unname(path: Path) -> None:
                     )
         client.close()
     forget_chroma(path / CHROMA_DIR)
+
+
+def test_a_copy_of_a_store_is_another_log(tmp_path: Path) -> None:
+    """`copy_store` copies the settings, not the log's name: the copy and its
+    source can share a Chroma server and go their own ways."""
+    with ChronoStore.from_path(tmp_path / "a", scope_depth=2, index=INDEX) as store:  # type: ignore[arg-type]
+        store.put(ALICE, "a", {"text": "w1"})
+    copy_store(tmp_path / "a", tmp_path / "b")
+    with ChronoStore.from_path(tmp_path / "b", scope_depth=2, index=INDEX):  # type: ignore[arg-type]
+        pass
+    names = {_log_name(tmp_path / name) for name in ("a", "b")}
+    assert len(names) == 2 and None not in names
+
+
+def _log_name(path: Path) -> str | None:
+    with sqlite3.connect(path / "chronomem.sqlite3") as conn:
+        row = conn.execute(
+            "SELECT value FROM chronomem_meta WHERE name = ?", (VECTOR_LOG,)
+        ).fetchone()
+    return None if row is None else str(row[0])
