@@ -16,6 +16,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from langgraph_chronomem import ChronoStore
@@ -151,27 +152,61 @@ def _unname(path: Path) -> None:
     collections and their marks under the names of embedder and fields alone,
     and no log name."""
     with sqlite3.connect(path / "chronomem.sqlite3") as conn:
-        (log,) = conn.execute(
-            "SELECT value FROM chronomem_meta WHERE name = ?", (VECTOR_LOG,)
-        ).fetchone()
-        conn.execute("DELETE FROM chronomem_meta WHERE name = ?", (VECTOR_LOG,))
         client = embedded_chroma(path / CHROMA_DIR)
-        for collection in client.list_collections():
-            embedder = collection.metadata["embedder"]
-            fields = json.loads(collection.metadata["fields"])
-            pairs = zip(
-                collection_names(embedder, fields, log),
-                collection_names(embedder, fields, None),
-                strict=True,
-            )
-            for new, old in pairs:
-                if collection.name == new:
-                    collection.modify(name=old)
-                    conn.execute(
-                        "UPDATE projections SET name = ? WHERE name = ?", (old, new)
-                    )
+        _unname_log(conn, client, "?")
         client.close()
     forget_chroma(path / CHROMA_DIR)
+
+
+def _unname_log(conn: Any, client: Any, param: str) -> None:
+    """`_unname` on a database connection (whose parameters read `param`)
+    and a Chroma client."""
+    meta = f"SELECT value FROM chronomem_meta WHERE name = {param}"
+    (log,) = conn.execute(meta, (VECTOR_LOG,)).fetchone()
+    conn.execute(f"DELETE FROM chronomem_meta WHERE name = {param}", (VECTOR_LOG,))
+    rename = f"UPDATE projections SET name = {param} WHERE name = {param}"
+    for collection in client.list_collections():
+        embedder = collection.metadata["embedder"]
+        fields = json.loads(collection.metadata["fields"])
+        pairs = zip(
+            collection_names(embedder, fields, log),
+            collection_names(embedder, fields, None),
+            strict=True,
+        )
+        for new, old in pairs:
+            if collection.name == new:
+                collection.modify(name=old)
+                conn.execute(rename, (old, new))
+
+
+def test_on_a_server_a_store_of_before_makes_its_own_collections_again(
+    pg_server: PostgresServer,  # noqa: F811
+    chroma_server: ChromaServer,  # noqa: F811
+) -> None:
+    """Its collections of before may hold other databases' vectors under the
+    same ids: dropped, and made again from its log, by the store that used
+    them; a store that never used them leaves them be."""
+    mine, other = (_url(pg_server.create_database()) for _ in range(2))
+    open_ = dict(scope_depth=2, index=INDEX, chroma_url=chroma_server.url)
+    with ChronoStore.from_conn_string(mine, **open_) as store:  # type: ignore[arg-type]
+        store.put(ALICE, "a", {"text": "w1 w2"})
+        store.put(BOB, "a", {"text": "w3"})
+        store.wait_for_index()
+    client = client_of(chroma_server)
+    with psycopg.connect(mine, autocommit=True) as conn:
+        _unname_log(conn, client, "%s")
+    before = {c.name for c in client.list_collections()}
+    with ChronoStore.from_conn_string(other, **open_) as store:  # type: ignore[arg-type]
+        store.put(ALICE, "a", {"text": "w9"})
+        assert store.search(ALICE, query="w9")[0].score > 0.999
+    assert before <= {c.name for c in client.list_collections()}
+    with ChronoStore.from_conn_string(mine, **open_) as store:  # type: ignore[arg-type]
+        assert_exact(store, ALICE, "w1 w2")
+        assert_exact(store, (), "w3")
+        assert store.search(ALICE, query="w1 w2")[0].value == {"text": "w1 w2"}
+    left = {c.name for c in client.list_collections()}
+    assert not before & left, "the collections of before are dropped"
+    assert len(left) == 4, "two collections of each log"
 
 
 def test_a_copy_of_a_store_is_another_log(tmp_path: Path) -> None:
