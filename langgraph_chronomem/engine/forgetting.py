@@ -111,8 +111,9 @@ class ForgettingOps(TransactionCore):
                     continue
                 if reason is not None and needle in _folded(reason):
                     reasons.append((seq, version))
-                if needle in _folded(labels):
-                    labelled.append((_redacted_labels(labels, needle), seq))
+                redacted = _redacted_labels(labels, needle)
+                if redacted is not None:
+                    labelled.append((redacted, seq))
         found = Redaction(
             scope,
             tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _ in matched),
@@ -248,21 +249,24 @@ class ForgettingOps(TransactionCore):
                 self.cur.executemany(statement, params)
 
 
-def _redacted_labels(labels: str, needle: str) -> str:
+def _redacted_labels(labels: str, needle: str) -> str | None:
     """A commit's labels (JSON, as stored) with each name and value that holds
-    `needle` reading `[redacted]`.
+    `needle` reading `[redacted]`; `None` if none holds it.
 
     >>> _redacted_labels('{"session": "s-1", "topic": "Trip to Paris"}', "paris")
     '{"session":"s-1","topic":"[redacted]"}'
+    >>> _redacted_labels('{"session": "s-1"}', "paris") is None
+    True
     """
 
-    def kept(text: str) -> str:
-        return REDACTED_REASON if needle in _folded(text) else text
+    def kept(text: Any) -> Any:
+        return REDACTED_REASON if needle in _folded(str(text)) else text
 
-    return orjson.dumps(
-        {kept(name): kept(value) for name, value in json.loads(labels).items()},
-        option=orjson.OPT_SORT_KEYS,
-    ).decode()
+    stored = json.loads(labels)
+    redacted = {kept(name): kept(value) for name, value in stored.items()}
+    if redacted == stored:
+        return None
+    return orjson.dumps(redacted, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def _strings(value: Any) -> str:
