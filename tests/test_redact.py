@@ -345,6 +345,8 @@ def test_no_byte_of_any_file_keeps_it_after_a_scrub_however_memory_was_used(
             live = {segment.hex for segment in _chroma_segments(root)}
             folders = {p.name.replace("-", "") for p in (root / "chroma").iterdir()}
             assert folders - {"chroma.sqlite3"} <= live, "a dropped segment's folder"
+            store.search(ALICE, query="cat")  # Chroma open again, and written
+        assert files_holding(root, SECRET_BYTES) == [], f"run {run}, closed"
 
 
 def _litter_memory(text: bytes) -> None:

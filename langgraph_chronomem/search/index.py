@@ -59,6 +59,7 @@ from langgraph_chronomem.search.vectors import (
     ItemTexts,
     VectorIndex,
     collection_names,
+    lagging,
     log_name,
 )
 
@@ -228,6 +229,7 @@ class SearchIndex:
         self._vectors: VectorIndex | None = None
         self._chroma_lock: ChromaLock | None = None
         self._resolver: Resolver | None = None
+        self._scrubbed = False  # whether `scrub` cleaned the embedded Chroma
         self._follower = Follower(
             self._follow, name=f"chronomem-follow-{directory or 'server'}"
         )
@@ -427,10 +429,19 @@ class SearchIndex:
 
     def _follow(self) -> bool:
         """The follower's step: a few batches of commits into each collection,
-        then the full-text index. Returns whether more may remain."""
-        applied = self._on_vectors(
-            lambda vectors: vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
+        then the full-text index. Returns whether more may remain.
+
+        Chroma is not opened only to find nothing to do: each open of an
+        embedded one writes its empty index files again, from memory it
+        never fills (see `scrub`)."""
+        names = collection_names(
+            _embedder_name(self._embed), self.item_fields, self._log
         )
+        applied = 0
+        if self._vectors is not None or lagging(self.engine, [n for n in names if n]):
+            applied = self._on_vectors(
+                lambda vectors: vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
+            )
         with self.engine.transaction(write=True) as tx:
             tx.index_changes()
         return applied > 0
@@ -475,6 +486,7 @@ class SearchIndex:
                 vectors.client.close()  # its last holder writes its files
             if not closed_chroma(path):
                 return False
+            self._scrubbed = True  # cleaned again on close: see `close`
             return scrub_embedded(path)
 
     def settle(self, timeout: float | None = None) -> bool:
@@ -560,7 +572,9 @@ class SearchIndex:
 
     def close(self) -> None:
         """Stop the resolver's worker thread, and close the embedded Chroma client
-        (one given by the caller stays the caller's to close)."""
+        (one given by the caller stays the caller's to close). If this store
+        scrubbed the embedded Chroma, its files are cleaned again: a search
+        since may have had Chroma write memory that held the erased text."""
         self._follower.stop()
         if self._resolver is not None:
             self._resolver.close()
@@ -572,6 +586,10 @@ class SearchIndex:
             self._client, self._owns_client = None, False
         elif vectors is not None and self._client is None:
             vectors.client.close()
+        if self._scrubbed and self.directory is not None:
+            path = self.directory / CHROMA_DIR
+            if closed_chroma(path):
+                scrub_embedded(path)
         if lock is not None:
             lock.release()
 

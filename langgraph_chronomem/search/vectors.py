@@ -72,6 +72,7 @@ __all__ = [
     "Progress",
     "VectorIndex",
     "collection_name",
+    "lagging",
     "log_name",
     "unit",
 ]
@@ -176,6 +177,14 @@ def _lags(feed: ProjectionFeed, name: str) -> bool:
     """Whether projection `name` has commits, or a rebuild, still to apply."""
     state = feed.state(name)
     return bool(state.rebuild or feed.commit_seqs_after(state.seq, limit=1))
+
+
+def lagging(engine: LogEngine, names: Sequence[str]) -> bool:
+    """Whether any of these projections has commits, or a rebuild, still to
+    apply: read in the log alone, with no Chroma open."""
+    with engine.transaction(write=False) as tx:
+        feed = ProjectionFeed(tx)
+        return any(_lags(feed, name) for name in names)
 
 
 def log_name(engine: LogEngine) -> str | None:
@@ -581,9 +590,7 @@ class VectorIndex:
 
     def behind(self) -> bool:
         """Whether a collection has commits (or a rebuild) still to apply."""
-        with self.engine.transaction(write=False) as tx:
-            feed = ProjectionFeed(tx)
-            return any(_lags(feed, c.name) for c in self._collections())
+        return lagging(self.engine, [c.name for c in self._collections()])
 
     def _catch_up(
         self,
