@@ -69,7 +69,8 @@ def open_chronomem(
 
     Args:
         path: The store's directory (see `ChronoStore.from_path`), or a
-            `postgresql://` URL (see `ChronoStore.from_conn_string`).
+            `postgresql://` URL (see `ChronoStore.from_conn_string`). The
+            default directory, `DEFAULT_PATH`, is made with its parents.
         memory_namespace: See `ChronoCheckpointer`.
         on_time_travel: See `ChronoCheckpointer`.
         serde: See `ChronoCheckpointer`.
@@ -86,6 +87,8 @@ def open_chronomem(
     if is_conn_string(path):
         store = ChronoStore.from_conn_string(str(path), **store_kwargs)
     else:
+        if str(path) == DEFAULT_PATH:  # ours to make, data directory and all
+            store_kwargs.setdefault("parents", True)
         store = ChronoStore.from_path(path, **store_kwargs)
     try:
         checkpointer = ChronoCheckpointer(

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from langgraph_chronomem import ChronoStore, deployment
+from langgraph_chronomem import ChronoStore, StorageError, deployment
 from langgraph_chronomem.checkpoint import ChronoCheckpointer
 from langgraph_chronomem.cli import _app, build_parser
 
@@ -171,3 +171,19 @@ def test_the_cli_and_the_server_share_one_default_outside_the_project(
     server_graph = importlib.util.module_from_spec(example)
     example.loader.exec_module(server_graph)
     assert server_graph._settings()["path"] == deployment.DEFAULT_PATH
+
+
+def test_the_default_store_is_made_on_a_machine_without_a_data_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A fresh machine (or container) has no `~/.local/share` yet: the server's
+    default store makes it, where a path a user typed must have its parent."""
+    default = tmp_path / "home" / ".local" / "share" / "chronomem"
+    monkeypatch.setattr(deployment, "DEFAULT_PATH", str(default))
+    store, _ = deployment.open_chronomem(deployment.DEFAULT_PATH, scope_depth=2)
+    with store:
+        store.put(("memories", "alice"), "home", {"city": "Paris"})
+    assert (default / "chronomem.sqlite3").is_file()
+    typed = tmp_path / "elsewhere" / "memory"
+    with pytest.raises(StorageError, match="parent directory"):
+        deployment.open_chronomem(typed, scope_depth=2)
