@@ -138,7 +138,7 @@ def add_scope_option(parser: argparse.ArgumentParser) -> None:
 
 
 def store_location(args: argparse.Namespace) -> str:
-    """`--path`, else `$CHRONOMEM_PATH`, else `./memory`, as given."""
+    """`--path`, else `$CHRONOMEM_PATH`, else `DEFAULT_PATH`, as given."""
     return str(args.path or os.environ.get(PATH_VARIABLE) or DEFAULT_PATH)
 
 
