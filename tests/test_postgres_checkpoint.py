@@ -94,7 +94,7 @@ from tests.test_time_travel import (  # noqa: F401  (real graphs, run here)
     test_replaying_a_thread_keeps_what_the_users_other_threads_wrote,
     test_the_rewind_can_be_undone,
     test_the_whole_scope_rewind_is_there_when_asked,
-    test_time_travel_without_a_user_is_a_clear_error,
+    test_time_travel_without_a_user_replays_and_says_memory_stayed,
     test_update_state_on_the_past_rewinds_before_returning,
 )
 
