@@ -31,10 +31,9 @@ from chromadb.config import Settings
 from langgraph_chronomem import ChronoStore, commit_context
 from langgraph_chronomem.cli import build_parser, main
 from langgraph_chronomem.cli.errors import exit_code
-from langgraph_chronomem.engine.describe import CHANGE_TEXT_VERSION
 from langgraph_chronomem.errors import InvalidRequestError
 from langgraph_chronomem.models import DEFAULT_EMBEDDER
-from langgraph_chronomem.search.vectors import CHANGES, collection_name
+from langgraph_chronomem.search.vectors import collection_names, log_name
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs" / "cli.md"
@@ -788,7 +787,8 @@ def test_reindex_then_stats(cli, copy: Path) -> None:
     # Both indexes mark the last commit they read; no item vectors without an
     # `index` config.
     marks = {p["name"]: (p["seq"], p["behind"]) for p in data["projections"]}
-    changes = collection_name(CHANGES, DEFAULT_EMBEDDER, text=CHANGE_TEXT_VERSION)
+    with ChronoStore.from_path(copy) as store:
+        _, changes = collection_names(DEFAULT_EMBEDDER, None, log_name(store._engine))
     assert marks == {"full-text": (6, 0), changes: (6, 0)}
     assert data["files"]["database"] > 0 and data["files"]["chroma"] > 0
     # One change vector per item change with a value: the delete has none.

@@ -20,9 +20,13 @@ import pytest
 from chromadb.config import Settings
 
 from langgraph_chronomem import ChronoStore
-from langgraph_chronomem.engine.describe import CHANGE_TEXT_VERSION
 from langgraph_chronomem.models import DEFAULT_EMBEDDER
-from langgraph_chronomem.search.vectors import CHANGES, collection_name
+from langgraph_chronomem.search.vectors import (
+    CHANGES,
+    collection_name,
+    collection_names,
+    log_name,
+)
 from langgraph_chronomem.store import DATABASE_FILE
 from langgraph_chronomem.tools import create_memory_history_tool
 
@@ -115,10 +119,11 @@ def test_change_vectors_from_an_earlier_text_are_dropped(tmp_path: Path) -> None
     with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
         best = store.resolve(ALICE, "forget the Osaka trip").best
         marks = {p.name for p in store.stats().projections}
+        _, current = collection_names(DEFAULT_EMBEDDER, None, log_name(store._engine))
     assert older not in marks
     client = chromadb.PersistentClient(
         path=str(tmp_path / "chroma"), settings=Settings(anonymized_telemetry=False)
     )
     assert older not in {c.name for c in client.list_collections()}
-    assert collection_name(CHANGES, DEFAULT_EMBEDDER, text=CHANGE_TEXT_VERSION) in marks
+    assert current in marks
     assert best is not None and best.scores.dense_rank == 1
