@@ -267,6 +267,26 @@ def test_only_the_matching_commits_reasons_are_erased(store: ChronoStore) -> Non
     assert store.get(ALICE, "home").value == {"city": "Paris"}
 
 
+def test_labels_keep_their_names_the_library_reads_and_lose_none(
+    store: ChronoStore,
+) -> None:
+    """Label names holding the text are renamed apart, never merged; the names
+    time travel and `source` read stay, so those commits are still found."""
+    labels = {"source": "web", "thread_id": "t-1", "paris_a": "1", "paris_b": "2"}
+    with commit_context(labels=labels):
+        store.put(ALICE, "trip", {"city": "Paris"})
+    store.redact(ALICE, contains="paris", scrub=False)
+    store.redact(ALICE, contains="id", scrub=False)  # within "thread_id"
+    assert store.show(ALICE, 1).labels == {
+        "source": "web",
+        "thread_id": "t-1",
+        "[redacted]": "1",
+        "[redacted 2]": "2",
+    }
+    assert [c.version for c in store.log(ALICE, source="web")] == [1]
+    assert [c.version for c in store.log(ALICE, thread_id="t-1")] == [1]
+
+
 def test_text_matches_whatever_its_unicode_form(store: ChronoStore) -> None:
     decomposed = "Mu\u0308ller"  # "Müller" as u + combining diaeresis
     store.put(ALICE, "friend", {"name": decomposed, "tags": ["x", {"note": "ok"}]})
@@ -306,11 +326,12 @@ def test_a_copy_keeps_the_redaction_and_a_resumed_copy_applies_it(
 
     source, copy, fresh = tmp_path / "src", tmp_path / "copy", tmp_path / "fresh"
     with ChronoStore.from_path(source, scope_depth=2) as store:
-        with commit_context(reason=f"said {SECRET}"):
+        labels = {"topic": f"{SECRET} follow-up"}
+        with commit_context(reason=f"said {SECRET}", labels=labels):
             store.put(ALICE, "health", {"content": f"User has {SECRET}"})
-        store.put(ALICE, "health", {"content": "User is fine"})
-    copy_store(source, copy)
+    copy_store(source, copy)  # its last commit's reason and labels change below
     with ChronoStore.from_path(source) as store:
+        store.put(ALICE, "health", {"content": "User is fine"})
         store.redact(ALICE, contains=SECRET)
     for dest in (copy, fresh):  # the copy brought up to date, and a new one
         report = copy_store(source, dest, verify=True)
@@ -322,6 +343,7 @@ def test_a_copy_keeps_the_redaction_and_a_resumed_copy_applies_it(
                 "redacted",
             ]
             assert store.show(ALICE, 1).reason == "[redacted]"
+            assert store.show(ALICE, 1).labels == {"topic": "[redacted]"}
         assert files_holding(dest, SECRET_BYTES) == []
 
 

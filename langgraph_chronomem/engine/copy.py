@@ -71,14 +71,19 @@ _SET_MUTABLE = (
     "UPDATE items SET valid_to = ?, expires_at = ?, value = ?, index_fields = ? "
     "WHERE id = ?"
 )
-# What else a redaction rewrites: the record of erased values, commit reasons.
+# What else a redaction rewrites: the record of erased values, commit reasons
+# and labels.
 _ERASED = "SELECT id, seq, why FROM erased WHERE id > ? AND id <= ? ORDER BY id"
-_REASONS = "SELECT seq, reason FROM commits WHERE seq > ? AND seq <= ? ORDER BY seq"
+_TEXTS = (
+    "SELECT seq, reason, labels FROM commits WHERE seq > ? AND seq <= ? ORDER BY seq"
+)
 _ROWS_OF_SEQ = (
     f"SELECT i.id FROM {_ROWS} WHERE {_ROWS_OF_C} AND c.seq = ? ORDER BY i.id"
 )
 _LAST_COMMIT = "SELECT coalesce(max(seq), 0) FROM commits"
-_REASON = _COMMITS.split(", ").index("reason")
+_TEXT_COLUMNS = tuple(
+    _COMMITS.split(", ").index(column) for column in ("reason", "labels")
+)
 COUNTS = "SELECT (SELECT count(*) FROM commits), (SELECT count(*) FROM items)"
 _LAST_ID = "SELECT coalesce(max(id), 0) FROM items"
 _META = "SELECT name, value FROM chronomem_meta ORDER BY name"
@@ -134,7 +139,7 @@ def check_destination(
         return 0, interrupted
     with src.transaction(write=False) as tx:
         theirs = tx.cur.execute(_SELECT_COMMIT, (last,)).fetchone()
-    if theirs is None or _but_reason(theirs) != _but_reason(ours):
+    if theirs is None or _but_texts(theirs) != _but_texts(ours):
         raise DestinationNotEmptyError(
             f"the destination holds a copy whose commit seq {last} the source does "
             "not have (the source was reset, or the copy was written to since): "
@@ -219,19 +224,19 @@ def _keep_floor(engine: LogEngine, tx: LogTransaction, table: str, floor: int) -
         tx.cur.execute(_PG_KEEP_FLOOR, (floor, table, _ID_COLUMNS[table]))
 
 
-def _but_reason(commit: Sequence[object]) -> tuple[object, ...]:
-    """A commit row without its reason, which a redaction may rewrite."""
-    return (*commit[:_REASON], *commit[_REASON + 1 :])
+def _but_texts(commit: Sequence[object]) -> tuple[object, ...]:
+    """A commit row without its reason and labels, which a redaction may rewrite."""
+    return tuple(v for i, v in enumerate(commit) if i not in _TEXT_COLUMNS)
 
 
 def reconcile(src: LogEngine, dst: LogEngine, chunk: int = 50_000) -> bool:
     """Bring what later commits change of copied rows up to the source's: a
     commit between two runs of a resumed copy closes, refreshes or (a
-    redaction) erases rows and rewrites reasons an earlier run copied, and the
-    record of erased values is copied here for every run. Rows whose text
-    changed are indexed again for the undo search. Returns whether an earlier
-    run's copy of a value or reason was erased: its old bytes are still in
-    the destination's file until it is scrubbed."""
+    redaction) erases rows and rewrites reasons and labels an earlier run
+    copied, and the record of erased values is copied here for every run.
+    Rows whose text changed are indexed again for the undo search. Returns
+    whether an earlier run's copy of a value, reason or label was erased: its
+    old bytes are still in the destination's file until it is scrubbed."""
     erasing = False
     with dst.transaction(write=False) as tx:
         top = int(tx.cur.execute(_LAST_ID).fetchone()[0])
@@ -258,20 +263,25 @@ def reconcile(src: LogEngine, dst: LogEngine, chunk: int = 50_000) -> bool:
     for low in range(0, last, chunk):
         window = (low, low + chunk)
         with src.transaction(write=False) as tx:
-            theirs = dict(tx.cur.execute(_REASONS, window).fetchall())
+            theirs = {row[0]: tuple(row[1:]) for row in tx.cur.execute(_TEXTS, window)}
         with dst.transaction(write=False) as tx:
             rewritten = [
-                (theirs[seq], seq)
-                for seq, reason in tx.cur.execute(_REASONS, window).fetchall()
-                if seq in theirs and theirs[seq] != reason
+                (*theirs[row[0]], row[0])
+                for row in tx.cur.execute(_TEXTS, window)
+                if row[0] in theirs and theirs[row[0]] != tuple(row[1:])
             ]
         erasing = erasing or bool(rewritten)
         if rewritten:
             with dst.transaction(write=True) as tx:
-                tx.cur.executemany(tx.sql.SET_REASON, rewritten)
+                tx.cur.executemany(
+                    tx.sql.SET_REASON, [(reason, seq) for reason, _, seq in rewritten]
+                )
+                tx.cur.executemany(
+                    tx.sql.SET_LABELS, [(labels, seq) for _, labels, seq in rewritten]
+                )
                 rows = [
                     row[0]
-                    for _, seq in rewritten
+                    for *_, seq in rewritten
                     for row in tx.cur.execute(_ROWS_OF_SEQ, (seq,)).fetchall()
                 ]
                 tx.index_again(rows)

@@ -249,21 +249,38 @@ class ForgettingOps(TransactionCore):
                 self.cur.executemany(statement, params)
 
 
+# Label names the library reads (the run's labels, `source`, review's `held`):
+# its own words, never a person's text, so a redaction keeps them as they are.
+_LIBRARY_LABELS = frozenset(
+    {"node", "thread_id", "checkpoint_id", "run_id", "task_id", "source", "held"}
+)
+
+
 def _redacted_labels(labels: str, needle: str) -> str | None:
-    """A commit's labels (JSON, as stored) with each name and value that holds
-    `needle` reading `[redacted]`; `None` if none holds it.
+    """A commit's labels (JSON, as stored) with each value that holds `needle`
+    reading `[redacted]`, and each name that holds it renamed `[redacted]`
+    (`[redacted 2]`... so that no label is lost), but for the names the library
+    reads; `None` if nothing holds it.
 
     >>> _redacted_labels('{"session": "s-1", "topic": "Trip to Paris"}', "paris")
     '{"session":"s-1","topic":"[redacted]"}'
+    >>> _redacted_labels('{"thread_id": "t-1", "paris_a": 1, "paris_b": 2}', "paris")
+    '{"[redacted 2]":2,"[redacted]":1,"thread_id":"t-1"}'
     >>> _redacted_labels('{"session": "s-1"}', "paris") is None
     True
     """
 
-    def kept(text: Any) -> Any:
-        return REDACTED_REASON if needle in _folded(str(text)) else text
+    def holds(text: Any) -> bool:
+        return needle in _folded(str(text))
 
     stored = json.loads(labels)
-    redacted = {kept(name): kept(value) for name, value in stored.items()}
+    redacted: dict[str, Any] = {}
+    renamed = 0
+    for name, value in stored.items():
+        if holds(name) and name not in _LIBRARY_LABELS:
+            renamed += 1
+            name = REDACTED_REASON if renamed == 1 else f"[redacted {renamed}]"
+        redacted[name] = REDACTED_REASON if holds(value) else value
     if redacted == stored:
         return None
     return orjson.dumps(redacted, option=orjson.OPT_SORT_KEYS).decode()
