@@ -137,6 +137,7 @@ class ChronoStore(CheckedKeys, VersionControl, Review):
         self._search = search
         self.index_config = index
         self.ttl_config = ttl
+        engine.omit_expired = bool((ttl or {}).get("omit_expired"))
         self._sweeper = TTLSweeper(self._expire_due)
         self._hold_returning = False  # see `hold_returning`
         self._compactor: TTLSweeper | None = None
@@ -761,10 +762,10 @@ class ChronoStore(CheckedKeys, VersionControl, Review):
         meta = current_meta(hold_returning=self._hold_returning) if writes else None
         if plan is None and len(writes) < len(ops):  # some op reads, by filter
             plan = ReadPlan(vectors=None, queries={})
+        # Read on each call, as LangGraph's stores read it: a ttl_config
+        # changed after the store opened applies from the next read.
+        self._engine.omit_expired = bool((self.ttl_config or {}).get("omit_expired"))
         with self._engine.transaction(write=bool(writes)) as tx:
-            # Read on each call, as LangGraph's stores read it: a ttl_config
-            # changed after the store opened applies from the next read.
-            tx.omit_expired = bool((self.ttl_config or {}).get("omit_expired"))
             if expect is not None:
                 expect(tx)
             results: list[Result] = (
@@ -1011,11 +1012,15 @@ def _sqlite_target(conn_string: str) -> str | None:
         >>> _sqlite_target(":memory:"), _sqlite_target("host=db dbname=m")
         (':memory:', None)
     """
+    if isinstance(conn_string, os.PathLike):  # a path is never PostgreSQL's
+        conn_string = os.fspath(conn_string)
+    if not isinstance(conn_string, str):
+        return None
     match = re.match(r"sqlite(?:\+\w+)?://(/?)(.*)", conn_string, re.IGNORECASE)
     if match is not None:
         path = match.group(2).split("?")[0]
         return MEMORY if path in ("", MEMORY) else path
-    if not isinstance(conn_string, str) or is_conn_string(conn_string):
+    if is_conn_string(conn_string):
         return None
     text = conn_string.strip()
     return None if not text or "=" in text else text

@@ -273,9 +273,11 @@ def test_omit_expired_is_read_on_every_call(
 # -- 2. what SqliteStore.from_conn_string takes ---------------------------------------
 
 
-@pytest.mark.parametrize("conn", ["memory.db", "sqlite:///memory.db", "./data/m.db"])
+@pytest.mark.parametrize(
+    "conn", ["memory.db", "sqlite:///memory.db", "./data/m.db", Path("memory.db")]
+)
 def test_a_sqlite_file_given_to_from_conn_string_names_from_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conn: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, conn: str | Path
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ConfigError, match=r"ChronoStore\.from_path\(") as info:
@@ -290,8 +292,9 @@ def test_a_sqlite_file_given_to_from_conn_string_names_from_path(
         lambda: ChronoStore.from_conn_string(":memory:"),
         lambda: ChronoStore.from_path(":memory:"),
         lambda: ChronoStore.from_conn_string("sqlite://"),
+        lambda: ChronoStore.from_conn_string(Path(":memory:")),
     ],
-    ids=["from_conn_string", "from_path", "sqlite-url"],
+    ids=["from_conn_string", "from_path", "sqlite-url", "a-path"],
 )
 def test_memory_is_a_temporary_store_removed_on_close(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, open_: Callable[[], ChronoStore]

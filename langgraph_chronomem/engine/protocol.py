@@ -32,10 +32,14 @@ class LogEngine(Protocol):
         scope_depth: Leading namespace labels that make a scope (the depth the
             database was created with).
         read_only: Whether the engine was opened for reads only.
+        omit_expired: Whether reads at HEAD hide items whose TTL has passed,
+            from the next transaction on (the store sets it from its
+            `ttl_config` on every call).
     """
 
     scope_depth: int
     read_only: bool
+    omit_expired: bool
 
     def check_open(self) -> None:
         """Raise `StorageError` (saying how to reopen) once the engine is closed."""

@@ -577,7 +577,6 @@ class SqliteEngine:
                 f"synchronous must be FULL, NORMAL or EXTRA, not {synchronous!r}"
             )
         self.path = Path(path)
-        self.omit_expired = omit_expired
         self.read_only = read_only
         self.busy_timeout = busy_timeout
         self._closed = False
@@ -610,6 +609,16 @@ class SqliteEngine:
             except BaseException:
                 self.conn.close()
                 raise
+
+    @property
+    def omit_expired(self) -> bool:
+        """Whether reads at HEAD hide expired items: a setting of the one
+        transaction object every transaction of this engine uses."""
+        return self._log.omit_expired
+
+    @omit_expired.setter
+    def omit_expired(self, omit: bool) -> None:
+        self._log.omit_expired = omit
 
     def _settle_scope_depth(self, requested: int | None) -> int:
         if requested is not None and (
