@@ -1,5 +1,5 @@
 """A test that holds the session's PostgreSQL server until it is stopped, for
-tests/test_pg_cleanup.py: it writes the server's directory to
+tests/test_interrupted_run.py: it writes the server's directory to
 `$CHRONOMEM_PG_CHILD_READY` and waits to be interrupted.
 
 Not collected by default (no `test_` prefix); run as `pytest tests/_pg_child.py`.

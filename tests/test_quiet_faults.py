@@ -49,7 +49,10 @@ def test_a_chroma_server_that_goes_down_is_one_line(
         chroma_server.stop()
         for i in range(3):
             store.put(ALICE, f"k{i}", {"text": f"w{i}"})
-        time.sleep(0.5)  # the follower tries, and fails, in the background
+        deadline = time.monotonic() + 60  # the follower tries in the background
+        while not any("Chroma" in line for line in _lines(caplog)):
+            assert time.monotonic() < deadline, "the follower never said it failed"
+            time.sleep(0.05)
         with pytest.raises(StorageError, match="unavailable"):
             store.search(ALICE, query="w1")
         chroma_server.start()

@@ -132,13 +132,20 @@ class Comparison:
     suite: Suite
     outcomes: list[Outcome]
     seconds: float
-    unexpected: list[Outcome] = field(default_factory=list)  # failed, not listed
+    unexpected: list[Outcome] = field(default_factory=list)  # not listed: failed,
+    # or skipped (a skip would hide what it no longer checks)
     stale: list[str] = field(default_factory=list)  # listed, passed or missing
-    output: str = ""  # pytest's, when it reported no test at all
+    exit_code: int = 0  # pytest's: 0 or 1 when the whole session ran
+    output: str = ""  # pytest's, when it reported no test or did not finish
 
     @property
     def ok(self) -> bool:
-        return bool(self.outcomes) and not self.unexpected and not self.stale
+        return (
+            bool(self.outcomes)
+            and self.exit_code in (0, 1)
+            and not self.unexpected
+            and not self.stale
+        )
 
 
 def run(suite: Suite, *, select: str | None = None) -> Comparison:
@@ -172,7 +179,8 @@ def run(suite: Suite, *, select: str | None = None) -> Comparison:
         lines = report.read_text().splitlines() if report.exists() else []
     outcomes = [Outcome(**json.loads(line)) for line in lines]
     comparison = compare(suite, outcomes, seconds, partial=select is not None)
-    if not outcomes:
+    comparison.exit_code = done.returncode
+    if not comparison.ok:
         comparison.output = done.stdout[-4000:] + done.stderr[-4000:]
     return comparison
 
@@ -186,6 +194,8 @@ def compare(
     comparison = Comparison(suite, outcomes, seconds)
     prefix = f"{suite.name}:"
     for outcome in outcomes:
+        if outcome.outcome == "skipped":
+            comparison.unexpected.append(outcome)
         if outcome.outcome != "failed":
             continue
         expected = expected_for(suite, outcome.test_id)
@@ -217,8 +227,9 @@ def _matches(listed: str, test_id: str) -> bool:
 
 
 def table(comparisons: list[Comparison]) -> str:
-    """Per suite and file: passed, expected failures, unexpected failures, skipped."""
-    columns = ("passed", "expected", "unexpected", "skipped")
+    """Per suite and file: passed, expected failures, unexpected outcomes
+    (failures not listed, and skips)."""
+    columns = ("passed", "expected", "unexpected")
     lines = [f"{'suite':<40}" + "".join(f"{c:>11}" for c in columns)]
     for comparison in comparisons:
         suite = comparison.suite
@@ -228,6 +239,8 @@ def table(comparisons: list[Comparison]) -> str:
             if outcome.outcome == "failed":
                 surprise = outcome in comparison.unexpected
                 counts["unexpected" if surprise else "expected"] += 1
+            elif outcome in comparison.unexpected:
+                counts["unexpected"] += 1
             else:
                 counts[outcome.outcome] += 1
         for path, counts in per_file.items():
@@ -238,9 +251,15 @@ def table(comparisons: list[Comparison]) -> str:
         name = comparison.suite.name
         if not comparison.outcomes:
             lines.append(f"NO TEST RAN in {name}; pytest said:\n{comparison.output}")
+        elif comparison.exit_code not in (0, 1):
+            lines.append(
+                f"PYTEST STOPPED in {name} (exit {comparison.exit_code}); it said:\n"
+                f"{comparison.output}"
+            )
         for outcome in comparison.unexpected:
             listed = expected_for(comparison.suite, outcome.test_id) is not None
             why = " (listed, but fails for another reason)" if listed else ""
+            why = " (skipped)" if outcome.outcome == "skipped" else why
             lines.append(f"UNEXPECTED {name}:{outcome.test_id}{why}: {outcome.message}")
         for key in comparison.stale:
             lines.append(f"LISTED BUT NOT FAILING {key} (remove it from expected.py)")
