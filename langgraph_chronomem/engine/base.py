@@ -808,9 +808,12 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
         self, *, after: int = 0, upto: int = 0, scope: Namespace | None = None
     ) -> list[ChangeRow]:
         """Item changes with their texts: of the commits with `after < seq <=
-        upto`, or every one of `scope`; oldest first."""
+        upto`, or of `scope`'s commits after `after` (0: every one); oldest
+        first."""
         if scope is not None:
-            rows = self.cur.execute(self.sql.SCOPE_CHANGE_ROWS, (scope_text(scope),))
+            rows = self.cur.execute(
+                self.sql.SCOPE_CHANGE_ROWS, (scope_text(scope), after)
+            )
         else:
             rows = self.cur.execute(self.sql.CHANGE_ROWS_BETWEEN, (after, upto))
         return self._change_rows(rows)

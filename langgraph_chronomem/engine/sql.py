@@ -450,7 +450,7 @@ class Dialect:
     SCOPE_CHANGE_ROWS = (
         f"{_CHANGE_ROWS} FROM {_ROWS} "
         f"LEFT JOIN items AS p ON p.id = i.prev_id WHERE {_ROWS_OF_C} "
-        f"AND c.scope = ? AND {_NOT_PROPOSED} ORDER BY i.id"
+        f"AND c.scope = ? AND c.seq > ? AND {_NOT_PROPOSED} ORDER BY i.id"
     )
     COMMIT_OP = "SELECT op FROM commits WHERE scope = ? AND version = ?"
     # Whether a value was once removed from a scope by a delete, a revert or a

@@ -278,16 +278,29 @@ class SearchIndex:
         )
 
     def kept_projections(self) -> tuple[str, ...]:
-        """The collections this store's follower keeps up with the log (for an
-        `index=` with a Chroma), made or not: `stats` shows one never made
-        (a Chroma server down since the first open) as behind every commit."""
-        if not (self.indexes_items and self.has_chroma):
+        """The collections this store's follower keeps up with the log (with
+        a Chroma: the change vectors undo searches, and the items for an
+        `index=`), made or not: `stats` shows one never made (a Chroma server
+        down since the first open) as behind every commit."""
+        if not self._follows:
             return ()
-        items, changes = collection_names(
+        names = collection_names(
             _embedder_name(self._embed), self.item_fields, self._log
         )
-        assert items is not None
-        return items, changes
+        return tuple(name for name in names if name is not None)
+
+    def _async_only(self) -> bool:
+        """Whether the model answers only on the caller's event loop (an
+        `embed` given as an async function); loads no model to tell."""
+        if self._embed is None or isinstance(self._embed, str):
+            return False
+        return isinstance(self.embeddings, _AsyncOnlyEmbeddings)
+
+    @property
+    def _follows(self) -> bool:
+        """Whether the follower keeps vectors up with the log: there is a
+        Chroma to hold them and a model this open can embed with."""
+        return self.has_chroma and self._unusable is None
 
     @property
     def indexes_items(self) -> bool:
@@ -339,6 +352,7 @@ class SearchIndex:
                 distance=self.distance,
                 log=self._log,
                 own_chroma=client is not self._client,
+                on_lag=self._follower.poke,
             )
 
         if self._client is None and self._server is not None:
@@ -397,17 +411,19 @@ class SearchIndex:
         the full-text index up to the log in the background.
 
         `known` holds the vectors the write computed for its texts. A store
-        without `index` has no follower until its first search by meaning (an
-        undo) opens the vectors: one that never asks never loads a model.
+        without `index` embeds its changes (what undo searches) in the
+        follower too: the follower opens Chroma and loads the model in its own
+        thread, never in the write's.
 
         The write has committed whatever happens here: a failure (a model or
         Chroma error) is logged, not raised, and the next write, search or open
         catches up, while reads stay correct because every hit is checked
         against HEAD.
         """
-        # Nothing to follow: no vectors open (an undo opens them) and no items
-        # to embed into a Chroma. Read as attributes: every put asks.
-        if self._vectors is None and (self.item_fields is None or not self.has_chroma):
+        # Read as attributes: every put asks.
+        if self._vectors is None and self.item_fields is None:
+            if self._follows:
+                self._follower.poke()
             return
         try:
             vectors = self.vectors()
@@ -434,11 +450,9 @@ class SearchIndex:
         Chroma is not opened only to find nothing to do: each open of an
         embedded one writes its empty index files again, from memory it
         never fills (see `scrub`)."""
-        names = collection_names(
-            _embedder_name(self._embed), self.item_fields, self._log
-        )
         applied = 0
-        if self._vectors is not None or lagging(self.engine, [n for n in names if n]):
+        names = self.kept_projections()
+        if self._vectors is not None or (names and lagging(self.engine, names)):
             applied = self._on_vectors(
                 lambda vectors: vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
             )
@@ -490,18 +504,24 @@ class SearchIndex:
             return scrub_embedded(path)
 
     def settle(self, timeout: float | None = None) -> bool:
-        """Wait until the follower has applied every write so far. Returns
-        False if `timeout` seconds passed first.
+        """Wait until every projection undo and search read (the vectors and
+        the full-text index) holds every write so far, by this store or
+        another sharing its log. Returns False if `timeout` seconds passed
+        first.
 
-        A follower whose last step failed (a model or Chroma error) is idle
-        with the work still undone, and a store whose `embed` is an async
-        function has no follower at all (its model answers only on the
-        caller's event loop): that work is done here, step by step in the
-        caller's thread, which sees the error if it fails (a sync call on such
-        a store: a `ConfigError`), rather than reporting an index that lags
-        as caught up.
+        The follower is asked to look first: what other processes wrote, or
+        what was left when this store opened, is caught up too. A follower
+        whose last step failed (a model or Chroma error) is idle with the work
+        still undone, and a store whose `embed` is an async function has no
+        follower at all (its model answers only on the caller's event loop):
+        that work is done here, step by step in the caller's thread, which
+        sees the error if it fails (a sync call on such a store: a
+        `ConfigError`), rather than reporting an index that lags as caught up.
         """
         deadline = None if timeout is None else time.monotonic() + timeout
+        async_only = self._async_only()
+        if not (async_only or self.engine.read_only):
+            self._follower.poke()
         if not self._follower.settle(timeout):
             return False
         if self._follower.stopped:  # by `close`, maybe with work left over
@@ -509,7 +529,7 @@ class SearchIndex:
                 "the store was closed while waiting for its index; what the "
                 "index lacks is caught up when the store is opened again"
             )
-        if self._follower.failing or isinstance(self.embeddings, _AsyncOnlyEmbeddings):
+        if self._follower.failing or async_only:
             while self._follow():
                 if deadline is not None and time.monotonic() > deadline:
                     return False
@@ -559,8 +579,15 @@ class SearchIndex:
         """On open: if a crash left the collections behind the log, start the
         follower on it (searches catch up first in any case). A Chroma server
         that is down does not stop the store from opening: the log is the
-        truth, and the vectors catch up when it answers."""
-        if not (self.indexes_items and self.has_chroma):
+        truth, and the vectors catch up when it answers. Without `index`,
+        only the log is read to tell: the follower opens Chroma and loads the
+        model in its own thread."""
+        if not self.indexes_items:
+            names = self.kept_projections()
+            if names and lagging(self.engine, names):
+                self._follower.poke()
+            return
+        if not self.has_chroma:
             return
         try:
             behind = self.vectors().behind()

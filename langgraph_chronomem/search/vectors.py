@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import secrets
 import threading
 import time
@@ -85,12 +86,14 @@ _RETIRED = (  # collections of older versions, dropped with their marks
     CHANGES,
 )
 _BATCH = 256  # commits per catch-up step
+_WHOLE = 32  # a backlog an undo applies whole, for every scope
 _SWEEP_PAGE = 5000  # item vectors read at a time by a sweep
 # What a Chroma server says when a read races another client's write (seen
 # with four processes on one server), and the pauses before trying again.
 _RACED = "Error finding id"
 _RACE_PAUSES = (0.02, 0.1, 0.5)
 
+logger = logging.getLogger(__name__)
 T = TypeVar("T")
 _Row = TypeVar("_Row", HeadRow, ChangeRow)  # a log row a collection holds
 Distance = Literal["cosine", "l2", "inner_product"]
@@ -320,6 +323,8 @@ class VectorIndex:
         own_chroma: Whether the Chroma holds this log's vectors alone (an
             embedded one in the store's directory): collections of before
             logs had names are then renamed, not made again from the log.
+        on_lag: Called when `ready_for` caught up one scope alone, leaving
+            other scopes' commits to embed: the store's follower takes them.
     """
 
     def __init__(
@@ -333,8 +338,10 @@ class VectorIndex:
         distance: Distance = "cosine",
         log: str | None = None,
         own_chroma: bool = False,
+        on_lag: Callable[[], None] | None = None,
     ) -> None:
         self.engine = engine
+        self.on_lag = on_lag
         self.distance = distance
         self.client = client
         self.embeddings = embeddings
@@ -387,6 +394,9 @@ class VectorIndex:
         self._pending: dict[str, tuple[int, np.ndarray]] = {}
         self._generation = 0
         self._ahead: set[int] = set()  # change rows added before their commits' turn
+        # By scope key: the seq up to which `ready_for` embedded the scope's
+        # changes, and the collection's mark then.
+        self._scope_marks: dict[str, tuple[int, int]] = {}
         self._swept = False  # whether the item collection was swept since open
 
     def _name_own(self, old: str, new: str, listed: set[str], *, rename: bool) -> None:
@@ -675,38 +685,62 @@ class VectorIndex:
                 if entry[0] > remembered
             }
 
-    def ready_for(self, scope: Namespace) -> None:
+    def ready_for(self, scope: Namespace) -> int:
         """Bring `scope`'s change vectors up to the log, and no other scope's.
+        Returns how many of its changes were embedded here.
 
         The undo search calls this: after a burst of writes the background
         follower may still be working through other scopes' commits, and one
-        scope's request should not wait for them. The rows added here are skipped
-        when the follower reaches their commits.
+        scope's request should not wait for them. A backlog of at most
+        `_WHOLE` commits is applied whole (the mark moves, and `stats` says
+        so); a longer one for this scope alone, reading only its commits
+        after what is embedded: the collection's mark, or the scope's own
+        mark from an earlier call, never its history. Within a scope commits
+        land in seq order on both engines (its writers take turns), so none
+        can appear below the scope's HEAD as read. The rows added here are
+        skipped when the follower reaches their commits.
         """
         name = self.changes.name
         with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
+            state = feed.state(name)
             if not _lags(feed, name):
-                self._marks[name] = feed.state(name)  # another process may move it
-                return
+                self._marks[name] = state  # another process may move it
+                return 0
+            whole = not state.rebuild and feed.count_after(state.seq) <= _WHOLE
+        if whole:
+            return self.catch_up(items=False, upto=self.last_seq())
+        key = scope_key(scope)
         with self._locks[name]:
             state = self._state(name)
             if scope in state.rebuild:
                 tickets = state.tickets(scope)
                 self._rebuild_scope(name, self._apply_changes, scope, tickets)
+            # The scope's own mark holds while the collection's has not gone
+            # back (made anew, by any store) since it was taken.
+            head, since = self._scope_marks.get(key, (0, 0))
+            after = max(state.seq, head) if since <= state.seq else state.seq
             kept = self._scope_vectors(scope)
             with self.engine.transaction(write=False) as tx:
-                rows = [
-                    row
-                    for row in tx.change_rows(scope=scope)
-                    if row.row_id > kept.last_row and row.text.new
-                ]
+                described = tx.change_rows(scope=scope, after=after)
+                head = tx.head_seq(scope)
+            known = set(kept.rows.tolist()) if described else set()
+            rows = [r for r in described if r.text.new and r.row_id not in known]
             self._add_changes(rows)
             self._ahead.update(row.row_id for row in rows)
+            self._scope_marks[key] = (head, state.seq)
             with self._kept_lock:  # rows were added without moving the mark
-                key = scope_key(scope)
                 if key in self._kept:
                     self._kept[key] = replace(self._kept[key], mark=None)
+        if rows:
+            logger.info(
+                "embedded %d changes of %s for the undo search alone; the "
+                "background follower embeds the other scopes' commits",
+                len(rows), namespace_text(scope),
+            )  # fmt: skip
+        if self.on_lag is not None:
+            self.on_lag()
+        return len(rows)
 
     def _apply_items(
         self, *, scope: Namespace | None = None, after: int = 0, upto: int = 0
@@ -957,6 +991,7 @@ class VectorIndex:
                 self._item_cap = 0  # nothing is there until catch-up says so
             self._drop_copies(items=True, changes=True)
             self._ahead.clear()
+            self._scope_marks.clear()
         applied = self.catch_up(progress=progress)
         # A search during the catch-up kept what it found then, under a mark
         # the catch-up ends on again (the same newest commit): read anew.

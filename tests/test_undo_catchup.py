@@ -1,0 +1,196 @@
+"""Undo's change vectors follow the work, not the size of the store (issue 33).
+
+A store opened without `index=` embeds item changes for the undo search alone.
+They follow the log in the background as writes land; an undo that finds them
+behind embeds its own scope's changes after what is embedded, never renders the
+scope's history again, and `wait_for_index` / `stats` tell the truth about it.
+Real SQLite files and PostgreSQL databases, real Chroma; the default model where
+a store is opened as users open it, bag-of-words vectors where only the catch-up
+is looked at.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.store.base import ensure_embeddings
+
+from langgraph_chronomem import ChronoStore, models
+from langgraph_chronomem.engine import base
+from langgraph_chronomem.engine.postgres import PostgresEngine
+from langgraph_chronomem.engine.protocol import LogEngine
+from langgraph_chronomem.engine.rows import scope_key
+from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
+from langgraph_chronomem.search.vectors import CHANGES, VectorIndex
+from langgraph_chronomem.store import DATABASE_FILE
+from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
+from tests.test_search import bag_of_words, chroma
+
+ALICE = ("memories", "alice")
+BOB = ("memories", "bob")
+
+
+def fact(n: int) -> str:
+    """A fact of its own words (the toy model sees letters only)."""
+    return f"fact {chr(97 + n // 26)}{chr(97 + n % 26)} about alice"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[LogEngine]:
+    log: LogEngine
+    if request.param == "sqlite":
+        log = SqliteEngine(tmp_path / "log.sqlite3", scope_depth=2)
+    else:
+        log = PostgresEngine(request.getfixturevalue("pg_database"), scope_depth=2)
+    yield log
+    log.close()
+
+
+@pytest.fixture
+def rendered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the change texts the log renders (every row read for the undo
+    search is rendered once), calling the real `change_text` each time."""
+    count = [0]
+    real = base.change_text
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(base, "change_text", counting)
+    return count
+
+
+def commit(engine: LogEngine, scope: Namespace, keys: range) -> None:
+    with engine.transaction(write=True) as tx:
+        for n in keys:
+            tx.commit([Write(scope, f"k{n}", {"text": fact(n)})], CommitMeta())
+
+
+def changes_index(engine: LogEngine, path: Path) -> VectorIndex:
+    toy = ensure_embeddings(lambda texts: [bag_of_words(t) for t in texts])
+    return VectorIndex(engine, chroma(path), toy, "toy")
+
+
+def behind(engine: LogEngine, name: str) -> int:
+    with engine.transaction(write=False) as tx:
+        return next(p.behind for p in tx.stats().projections if p.name == name)
+
+
+def test_an_undo_reads_only_what_its_scope_has_not_embedded(
+    engine: LogEngine, tmp_path: Path, rendered: list[int]
+) -> None:
+    """Behind by more than a short backlog, the catch-up embeds the scope's
+    own changes after what is embedded: later undos render nothing of its
+    history, and nothing of another scope's."""
+    commit(engine, ALICE, range(60))
+    commit(engine, BOB, range(60))
+    index = changes_index(engine, tmp_path / "chroma")
+    rendered[0] = 0
+    first = index.ready_for(ALICE)
+    assert rendered[0] == 60  # alice's changes, none of bob's
+    scopes = {m["scope"] for m in index.changes.get()["metadatas"]}
+    assert scopes == {scope_key(ALICE)}
+    rendered[0] = 0
+    again = index.ready_for(ALICE)
+    assert rendered[0] == 0  # the code before rendered alice's 60 changes again
+    assert (first, again) == (60, 0)
+    commit(engine, ALICE, range(60, 61))
+    commit(engine, BOB, range(60, 70))
+    assert index.ready_for(ALICE) == 1 and rendered[0] == 1
+    top = index.query_changes(ALICE, bag_of_words(fact(60)), n=1)
+    assert [hit.version for hit in top] == [61]
+    # the follower, reaching those commits, embeds bob's and moves the mark
+    index.catch_up()
+    assert behind(engine, index.changes.name) == 0
+    assert index.changes.count() == 131
+
+
+def test_a_short_backlog_is_caught_up_whole_and_stats_say_so(
+    engine: LogEngine, tmp_path: Path
+) -> None:
+    commit(engine, ALICE, range(5))
+    commit(engine, BOB, range(5))
+    index = changes_index(engine, tmp_path / "chroma")
+    embedded = index.ready_for(ALICE)
+    assert behind(engine, index.changes.name) == 0  # never moved before
+    assert index.changes.count() == embedded == 10
+
+
+def open_default(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> ChronoStore:
+    """A store as users open one: no `index`, the default model."""
+    if kind == "sqlite":
+        return ChronoStore.from_path(tmp_path / "store", scope_depth=2)
+    url = request.getfixturevalue("pg_database")
+    return ChronoStore.from_conn_string(
+        url, scope_depth=2, chroma_path=tmp_path / "chroma"
+    )
+
+
+def loads_by_thread(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads that load the default model, recorded as they do."""
+    threads: list[str] = []
+    real: Callable[[], Any] = models.default_embeddings
+
+    def loading() -> Any:
+        threads.append(threading.current_thread().name)
+        return real()
+
+    monkeypatch.setattr(models, "default_embeddings", loading)
+    return threads
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_default_store_embeds_changes_as_writes_land(
+    kind: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    rendered: list[int],
+) -> None:
+    """Without `index=`, the change vectors follow the writes in the
+    background (the model loaded there, never in a put), `wait_for_index`
+    waits for them and the full-text index, and an undo then reads nothing
+    of the history."""
+    loads = loads_by_thread(monkeypatch)
+    with open_default(kind, tmp_path, request) as store:
+        for n in range(40):
+            store.put(ALICE, f"k{n}", {"text": fact(n)})
+        store.put(ALICE, "sister", {"text": "my sister Maya runs a cafe in Lisbon"})
+        assert store.wait_for_index(timeout=120)
+        projections = {
+            p.name.split("-")[1]: p.behind for p in store.stats().projections
+        }
+        assert projections == {"changes": 0, "text": 0}
+        assert loads and all(name.startswith("chronomem-follow") for name in loads)
+        rendered[0] = 0
+        resolution = store.resolve(ALICE, "undo what I said about my sister's cafe")
+        assert resolution.best is not None and resolution.best.commit.version == 41
+        assert rendered[0] <= 2  # the code before rendered all 41
+
+
+def test_a_store_opened_after_another_wrote_catches_up_in_the_background(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """What another store (another process) wrote and left unembedded is
+    caught up by the next store opened on the log, without an undo asking,
+    and `wait_for_index` waits for it."""
+    (tmp_path / "store").mkdir()
+    engine = SqliteEngine(tmp_path / "store" / DATABASE_FILE, scope_depth=2)
+    commit(engine, ALICE, range(50))
+    commit(engine, BOB, range(50))
+    engine.close()
+    with open_default("sqlite", tmp_path, request) as store:
+        (changes,) = (
+            p for p in store.stats().projections if p.name.startswith(CHANGES)
+        )
+        assert changes.behind == 100  # said so, though never made yet
+        assert store.wait_for_index(timeout=120)
+        assert all(p.behind == 0 for p in store.stats().projections)
