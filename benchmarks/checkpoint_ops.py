@@ -12,6 +12,7 @@ target adds `put` (issue 11: put and get_tuple <= 1.2x PostgresSaver's).
     python benchmarks/checkpoint_ops.py --quick     # smoke test (~10 s)
     python benchmarks/checkpoint_ops.py             # 20 threads x 100 checkpoints
     python benchmarks/checkpoint_ops.py --quick --postgres   # a private server
+    python benchmarks/checkpoint_ops.py --quick --postgres --fsync   # durable
     python benchmarks/checkpoint_ops.py --postgres "host=db user=bench"
     python benchmarks/checkpoint_ops.py --out benchmarks/results/checkpoint_ops.md \\
         --json benchmarks/results/checkpoint_ops.json
@@ -619,8 +620,15 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         help="on PostgreSQL, against PostgresSaver: the server of DSN (its user "
         "creates databases), or with no DSN a private one started for the run",
     )  # fmt: skip
+    parser.add_argument(
+        "--fsync", action="store_true",
+        help="with --postgres and no DSN: start the private server with fsync on, "
+        "as a production server runs (the tests' servers run without it)",
+    )  # fmt: skip
     add_output_arguments(parser)
     args = parser.parse_args(argv)
+    if args.fsync and args.postgres != "":
+        parser.error("--fsync starts a private server: give --postgres without a DSN")
     overrides = {
         "sizes": tuple(sorted(set(args.sizes))) if args.sizes else None,
         "threads": args.threads,
@@ -652,7 +660,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with (
         tempfile.TemporaryDirectory(prefix="chronomem-bench-", dir=args.dir) as tmp,
-        Stores(args.postgres) as stores,
+        Stores(args.postgres, durable=args.fsync) as stores,
     ):
         on_postgres = ("langgraph-checkpoint-postgres", "psycopg")
         machine = machine_info(
@@ -660,6 +668,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if stores.dsn is not None:
             machine["postgresql"] = stores.server_version()
+            machine["postgresql fsync"] = "on" if args.fsync else "off"
         log(f"measuring in {tmp} ({stores.engine})")
         results = run(settings, Path(tmp), log, stores)
     machine["load average at end"] = load_average()

@@ -10,6 +10,7 @@ checks the project's performance targets and prints PASS or FAIL for each.
     python benchmarks/store_ops.py --quick          # smoke test (~10 s)
     python benchmarks/store_ops.py --out benchmarks/results/ops.md --json ops.json
     python benchmarks/store_ops.py --postgres --sizes 1000 --ops 300   # on PostgreSQL
+    python benchmarks/store_ops.py --postgres --fsync --quick   # durable server
 
 With `--postgres [DSN]` the stores are ChronoStore on PostgreSQL and LangGraph's
 `PostgresStore`, each in its own database on one server (the DSN's, or a
@@ -355,9 +356,12 @@ def run(
 
 
 @contextlib.contextmanager
-def postgres_opener(dsn: str) -> Iterator[tuple[Opener, Meters]]:
+def postgres_opener(
+    dsn: str, *, durable: bool = False
+) -> Iterator[tuple[Opener, Meters, Stores]]:
     """An `Opener` of ChronoStore and `PostgresStore` on PostgreSQL (a private
-    server for `dsn=""`), and the meters it fills as it opens them."""
+    server for `dsn=""`, with `fsync` on when `durable`), the meters it fills
+    as it opens them, and the server's `Stores`."""
     meters: Meters = {}
 
     @contextlib.contextmanager
@@ -375,8 +379,8 @@ def postgres_opener(dsn: str) -> Iterator[tuple[Opener, Meters]]:
             for subject in subjects:
                 subject.close()
 
-    with Stores(postgres=dsn) as stores:
-        yield opener, meters
+    with Stores(postgres=dsn, durable=durable) as stores:
+        yield opener, meters, stores
 
 
 # Where `benchmarks/subjects.py` puts the two stores the file sizes compare.
@@ -556,6 +560,12 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         "private server started for the run",
     )
     parser.add_argument(
+        "--fsync",
+        action="store_true",
+        help="with --postgres and no DSN: start the private server with fsync "
+        "on, as a production server runs (the tests' servers run without it)",
+    )
+    parser.add_argument(
         "--twin",
         action="store_true",
         help="also measure a second, identical ChronoStore: how far apart the "
@@ -565,6 +575,8 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
     args = parser.parse_args(argv)
     if args.twin and args.postgres is not None:
         parser.error("--twin measures the SQLite stores; leave out --postgres")
+    if args.fsync and args.postgres != "":
+        parser.error("--fsync starts a private server: give --postgres without a DSN")
     settings = QUICK if args.quick else FULL
     overrides = {
         "sizes": tuple(sorted(set(args.sizes))) if args.sizes else None,
@@ -659,7 +671,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             results, per_op = run(settings, Path(tmp), log, subjects)
             usage = disk_usage(Path(tmp), settings.sizes)
         else:
-            with postgres_opener(args.postgres) as (opener, meters):
+            with postgres_opener(args.postgres, durable=args.fsync) as (
+                opener,
+                meters,
+                stores,
+            ):
+                machine["postgresql"] = stores.server_version()
+                machine["postgresql fsync"] = "on" if args.fsync else "off"
                 results, per_op = run(settings, Path(tmp), log, opener, meters)
             usage = {}
     machine["load average at end"] = load_average()

@@ -57,13 +57,16 @@ class Stores:
             connection string for databases on that server (its user must be
             allowed to create databases); `""` to start a private server for the
             run and stop it at the end.
+        durable: Start that private server with `fsync` on, as a production
+            server runs (the tests' servers run without it). A commit then
+            waits for its WAL flush, as on SQLite with `synchronous=FULL`.
     """
 
-    def __init__(self, postgres: str | None = None) -> None:
+    def __init__(self, postgres: str | None = None, *, durable: bool = False) -> None:
         self._server: PostgresServer | None = None
         self.dsn = postgres
         if postgres == "":
-            self._server = PostgresServer().start()
+            self._server = PostgresServer(durable=durable).start()
             self.dsn = self._server.conninfo()
 
     @property
