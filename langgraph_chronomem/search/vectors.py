@@ -397,6 +397,7 @@ class VectorIndex:
         # By scope key: the seq up to which `ready_for` embedded the scope's
         # changes, and the collection's mark then.
         self._scope_marks: dict[str, tuple[int, int]] = {}
+        self._undos = 0  # undos waiting for the change collection
         self._swept = False  # whether the item collection was swept since open
 
     def _name_own(self, old: str, new: str, listed: set[str], *, rename: bool) -> None:
@@ -571,7 +572,9 @@ class VectorIndex:
         appliers = {}
         if items and self.items is not None:
             appliers[self.items.name] = self._apply_items
-        if changes:
+        # A bounded catch-up (the follower's) leaves the change collection
+        # to an undo waiting for it: its lock is not handed over in turn.
+        if changes and not (steps is not None and self._undos):
             appliers[self.changes.name] = self._apply_changes
         advance = None
         if progress is not None:
@@ -698,19 +701,40 @@ class VectorIndex:
         mark from an earlier call, never its history. Within a scope commits
         land in seq order on both engines (its writers take turns), so none
         can appear below the scope's HEAD as read. The rows added here are
-        skipped when the follower reaches their commits.
+        skipped when the follower reaches their commits. A follower step
+        waiting to start lets this go first (`_undos`).
         """
         name = self.changes.name
+        key = scope_key(scope)
+        head, since = self._scope_marks.get(key, (0, 0))
         with self.engine.transaction(write=False) as tx:
             feed = ProjectionFeed(tx)
             state = feed.state(name)
             if not _lags(feed, name):
                 self._marks[name] = state  # another process may move it
                 return 0
+            if since <= state.seq and not state.rebuild and tx.head_seq(scope) <= head:
+                return 0  # nothing new in the scope since this last caught it up
             whole = not state.rebuild and feed.count_after(state.seq) <= _WHOLE
-        if whole:
-            return self.catch_up(items=False, upto=self.last_seq())
-        key = scope_key(scope)
+        with self._undo_waiting():
+            if whole:
+                return self.catch_up(items=False, upto=self.last_seq())
+            return self._ready_scope(name, scope, key)
+
+    @contextlib.contextmanager
+    def _undo_waiting(self) -> Iterator[None]:
+        """Count an undo waiting for the change collection, while it waits
+        and works: the follower starts no step meanwhile."""
+        with self._pending_lock:
+            self._undos += 1
+        try:
+            yield
+        finally:
+            with self._pending_lock:
+                self._undos -= 1
+
+    def _ready_scope(self, name: str, scope: Namespace, key: str) -> int:
+        """`ready_for`'s catch-up of one scope alone."""
         with self._locks[name]:
             state = self._state(name)
             if scope in state.rebuild:
