@@ -16,6 +16,7 @@ timeline, and each has an async twin with an `a` prefix:
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -519,45 +520,31 @@ class VersionControl(TagControl):
                 "name what to redact: items, key, contains or source"
             )
         meta = self._meta(author, reason)
-        with _phase(progress, "erase"):
-            done = self._write(
-                lambda tx: tx.redact(
-                    sc,
-                    meta,
-                    items=wanted,
-                    key=key,
-                    contains=contains,
-                    source=source,
-                    dry_run=dry_run,
-                ),
-                rehearse=dry_run,
-            )
+        redact = partial(
+            LogTransaction.redact,
+            scope=sc,
+            meta=meta,
+            items=wanted,
+            key=key,
+            contains=contains,
+            source=source,
+            dry_run=dry_run,
+        )
         if dry_run:
-            return done
+            return self._write(redact, rehearse=True)
+        with self._search.erasing() as bring:
+            with _phase(progress, "erase"):
+                done = self._write_erasing(redact)
+            with _phase(progress, "vectors"):
+                vectors = bring()
+        self._search.after_commit({})
         if done.commit is not None:
             logger.info("redact %s: %s", "/".join(sc), done)
             terms.cache_clear()  # it keeps words of the texts it has seen
-        vectors = False
-        try:
-            with _phase(progress, "vectors"):
-                if scrub:
-                    vectors = self._search.scrub()
-                elif done.commit is not None:
-                    self._search.apply_rebuilds()
-        except Exception:
-            # The log is erased, and the rebuild is recorded in it: the next
-            # open or search makes the vectors again. The file is scrubbed
-            # all the same.
-            logger.warning(
-                "the vectors of %s are made again at the next open or search",
-                "/".join(sc),
-                exc_info=True,
-            )
-        finally:
-            # Even when nothing matched: an earlier redaction's scrub may have
-            # been held back by a reader.
-            with _phase(progress if scrub else None, "vacuum"):
-                scrubbed = scrub and self._engine.scrub()
+        # Even when nothing matched: an earlier redaction's scrub may have
+        # been held back by a reader.
+        with _phase(progress if scrub else None, "vacuum"):
+            scrubbed = scrub and self._scrub()
         return replace(done, scrubbed=scrubbed and vectors)
 
     def compact(
@@ -628,30 +615,48 @@ class VersionControl(TagControl):
         found = Compaction((), dry_run=dry_run)
         tell = progress or (lambda phase, done, total: None)
         tell("erase", 0, len(scopes))
-        # A transaction per scope: no scope waits for another's.
-        for number, sc in enumerate(scopes, start=1):
-            compact = partial(
-                LogTransaction.compact,
-                scope=sc,
-                keep_last=keep_last,
-                keep_after=after,
-                dry_run=dry_run,
-            )
-            done = self._write(compact, rehearse=dry_run)
-            found = replace(
-                found,
-                versions=found.versions + done.versions,
-                whole_from={**found.whole_from, **done.whole_from},
-            )
-            tell("erase", number, len(scopes))
-        if dry_run or not found.versions:
-            return found
+        with contextlib.ExitStack() as erasing:
+            bring = None if dry_run else erasing.enter_context(self._search.erasing())
+            # A transaction per scope: no scope waits for another's.
+            for number, sc in enumerate(scopes, start=1):
+                compact = partial(
+                    LogTransaction.compact,
+                    scope=sc,
+                    keep_last=keep_last,
+                    keep_after=after,
+                    dry_run=dry_run,
+                )
+                if bring is None:
+                    done = self._write(compact, rehearse=True)
+                else:
+                    done = self._write_erasing(compact)
+                found = replace(
+                    found,
+                    versions=found.versions + done.versions,
+                    whole_from={**found.whole_from, **done.whole_from},
+                )
+                tell("erase", number, len(scopes))
+            if bring is None or not found.versions:
+                return found
+            with _phase(progress, "vectors"):
+                bring()
         logger.info("compact: %s", found)
-        with _phase(progress, "vectors"):
-            self._search.apply_rebuilds()
         with _phase(progress if vacuum else None, "vacuum"):
-            vacuumed = vacuum and self._engine.scrub()
+            vacuumed = vacuum and self._scrub()
         return replace(found, vacuumed=vacuumed)
+
+    def _write_erasing(self, change: Callable[[LogTransaction], T]) -> T:
+        """Run a change that erases values from the log (`redact`,
+        `compact`), inside `SearchIndex.erasing`: its vectors are taken out
+        there, so the follower is told of its commit only after that."""
+        with self._engine.transaction(write=True) as tx:
+            return change(tx)
+
+    def _scrub(self) -> bool:
+        """Leave no copy of erased values in any file: Chroma's, the log's.
+        Whether both were cleaned in full."""
+        vectors = self._search.scrub()
+        return self._engine.scrub() and vectors
 
     def _write(
         self, change: Callable[[LogTransaction], T], *, rehearse: bool = False

@@ -2,9 +2,11 @@
 
 `redact` erases matching content, `compact` the versions a retention policy
 does not keep. Commits stay as an audit skeleton, each erased row records why
-it was erased, and the change index and vector projections are made again
-from what is left. `compact` records the versions it left incomplete, so a
-read at an old version knows cheaply whether it is whole (`check_whole`).
+it was erased, the change index is made again for the rows that read the
+erased values, and the vector projections are told which vectors to delete
+and which to embed again (`ERASURES`). `compact` records the versions it left
+incomplete, so a read at an old version knows cheaply whether it is whole
+(`check_whole`).
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ import orjson
 
 from langgraph_chronomem.engine.core import TransactionCore
 from langgraph_chronomem.engine.rows import (
+    ChangeRow,
     _index_rows,
     _NewRow,
     chunks,
     namespace_from_text,
     namespace_text,
+    rebuild_requests,
     scope_text,
 )
 from langgraph_chronomem.engine.types import (
@@ -39,9 +43,16 @@ from langgraph_chronomem.engine.types import (
 from langgraph_chronomem.engine.values import decode_value, encode_time
 from langgraph_chronomem.errors import CompactedError
 
-__all__ = ["REDACTED_REASON", "ForgettingOps"]
+__all__ = ["ERASURES", "REDACTED_REASON", "ForgettingOps"]
 
 REDACTED_REASON = "[redacted]"  # what a commit reason `redact` erased reads
+ERASURES = "vector erasures"
+"""The setting that lists what the vector collections must still do after a
+`redact` or `compact`, one entry each: `scope`, the log rows whose values were
+erased (`erased`: their vectors go), the rows whose change text changed
+with them (`changed`: embedded again), and per collection the `ticket` of
+the scope rebuild asked for alongside, which a crash before the entry is
+applied leaves to do instead (`search/erase.py` applies and strikes both)."""
 _COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
 
 
@@ -135,13 +146,14 @@ class ForgettingOps(TransactionCore):
         ]
         commit = self._write(scope, "redact", head_rows, meta)
         assert commit is not None
+        texts = self._texts_near(ids, stale)
         self._erase(ids, "redacted", commit.seq)
         self.cur.executemany(
             self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
         )
         self.cur.executemany(self.sql.SET_LABELS, labelled)
         self.index_again(stale)
-        self._rebuild_projections(scope)
+        self._ask_erasure(scope, ids, texts)
         return replace(found, commit=self.log(scope, version=commit.version)[0])
 
     def compact(
@@ -184,10 +196,12 @@ class ForgettingOps(TransactionCore):
             dry_run=dry_run,
         )
         if not dry_run and doomed:
-            self._erase([row[0] for row in doomed], "compacted", None)
-            self.index_again(row[0] for row in doomed)
+            ids = [row[0] for row in doomed]
+            texts = self._texts_near(ids, ids)
+            self._erase(ids, "compacted", None)
+            self.index_again(ids)
             self._record_compacted_spans(scope)
-            self._rebuild_projections(scope)
+            self._ask_erasure(scope, ids, texts)
         return replace(found, whole_from={scope: self.whole_from(scope)})
 
     def whole_from(self, scope: Namespace) -> int:
@@ -226,6 +240,80 @@ class ForgettingOps(TransactionCore):
             else:
                 merged.append([low, high])
         self.set_meta(_COMPACTED + scope_text(scope), json.dumps(merged))
+
+    def _texts_near(
+        self, erased: Sequence[int], stale: Iterable[int]
+    ) -> dict[int, tuple[str, str]]:
+        """The embedded words (`new`, `context`) of the rows whose change text
+        an erasure can change, as they are before it: the `stale` rows (whose
+        commits' reasons go too) and the rows that replaced them, but for the
+        `erased` rows themselves, whose vectors go."""
+        ids = set(stale)
+        ids.update(row[0] for row in self.row_links(list(ids), following=True))
+        return self._words(sorted(ids.difference(erased)))
+
+    def _words(self, ids: Sequence[int]) -> dict[int, tuple[str, str]]:
+        """What the change vectors of these rows embed (`new`, `context`)."""
+        return {
+            row.row_id: (row.text.new, row.text.context)
+            for row in self.change_rows_of(ids)
+        }
+
+    def change_rows_of(self, ids: Sequence[int]) -> list[ChangeRow]:
+        """These log rows' changes with their texts, as the log reads now
+        (`ERASURES`' `changed` rows, to embed again)."""
+        return [
+            row
+            for chunk in chunks(list(ids))
+            for row in self._change_rows(
+                self.cur.execute(*self.sql.change_rows_of(chunk))
+            )
+        ]
+
+    def _ask_erasure(
+        self,
+        scope: Namespace,
+        erased: Sequence[int],
+        before: Mapping[int, tuple[str, str]],
+    ) -> None:
+        """Ask the vector collections to delete the vectors of the `erased`
+        rows and embed again the rows whose words changed since `before`
+        (`ERASURES`), with a rebuild of the scope asked alongside: what a
+        crash before the entry is applied leaves to do. Nothing for a store
+        that never made a collection."""
+        changed = [
+            row_id
+            for row_id, words in self._words(sorted(before)).items()
+            if before[row_id] != words
+        ]
+        asked = self._rebuild_tickets()
+        self._rebuild_projections(scope)
+        tickets = {
+            name: ticket
+            for name, held in self._rebuild_tickets().items()
+            for ticket in held - asked.get(name, set())
+        }
+        if not tickets:
+            return
+        pending = json.loads(self.meta(ERASURES) or "[]")
+        pending.append(
+            {
+                "scope": list(scope),
+                "tickets": tickets,
+                "erased": sorted(erased),
+                "changed": changed,
+            }
+        )
+        self.set_meta(ERASURES, json.dumps(pending))
+
+    def _rebuild_tickets(self) -> dict[str, set[str]]:
+        """Each projection's rebuild requests' tickets, the rows held."""
+        return {
+            name: {request.ticket for request in rebuild_requests(rebuild)}
+            for name, _, rebuild in self.cur.execute(
+                self.sql.ALL_PROJECTIONS_FOR_UPDATE
+            ).fetchall()
+        }
 
     def _erase(self, ids: Sequence[int], why: Erased, seq: int | None) -> None:
         """Erase these log rows' values for good, recording why."""

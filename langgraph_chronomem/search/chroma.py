@@ -146,33 +146,44 @@ def embedded_chroma(path: Path) -> Any:
 
 
 # The start of an HNSW segment's header.bin, as Chroma's hnswlib persists it
-# (version 1): version, level-0 offset, capacity, element count, element size.
-_HNSW_HEADER = struct.Struct("<iQQQQ")
+# (version 1): version, level-0 offset, capacity, element count, element size,
+# then where in an element its label and its vector are.
+_HNSW_HEADER = struct.Struct("<iQQQQQQ")
 # Its files sized by capacity, and the bytes each element takes in them
 # (None: the element size in the header).
 _HNSW_ARRAYS = (("data_level0.bin", None), ("length.bin", 4))
+_DELETED = 0x01  # hnswlib's mark, in the third byte of an element's level-0 links
 
 
 def scrub_embedded(path: Path) -> bool:
-    """Leave nothing but live data in the files of an embedded Chroma that no
-    client has open. Returns False if a segment's files are not in the format
-    known here: they are left as they are.
+    """Leave no byte of a deleted vector, nor of what Chroma's memory held, in
+    the files of an embedded Chroma that no client has open, at the cost of
+    what Chroma dropped rather than of all it holds. Returns False if a
+    segment's files are not in the format known here: they are left as they
+    are.
 
-    Three things keep what was dropped or never written: the SQLite file's
-    free pages (a dropped collection's vectors), the folder of a dropped
-    collection's HNSW segment (Chroma leaves it), and each live segment's
-    arrays, written for their whole capacity from buffers filled only up to
-    their element count: the rest is whatever the process's memory held
-    (measured: metadata strings, timestamps, and once in four redactions the
-    erased text). So: rewrite the SQLite file from its live rows, delete the
-    folders of segments it no longer lists, and zero the unused capacity.
+    What keeps what was deleted or never written:
+
+    - the SQLite file's queue of writes (each with its vector) and its free
+      space: the writes Chroma applied and purged from that queue, the rows
+      of deleted vectors. The queue is written again with each vector's last
+      write alone and every free page filled with zeros, with SQLite's
+      `secure_delete` on, in place of a `VACUUM`;
+    - the folder of a dropped collection's HNSW segment (Chroma leaves it):
+      deleted;
+    - a live segment's arrays: a deleted vector stays in them, marked
+      deleted (searches here never read Chroma's HNSW index: they compare
+      every vector of a scope exactly), and past the element count they hold
+      whatever the process's memory held, written from buffers never filled
+      (measured: metadata strings, timestamps, and once in four redactions
+      the erased text). Both are zeroed.
     """
     import sqlite3
 
-    conn = sqlite3.connect(path / "chroma.sqlite3", timeout=30)
+    conn = sqlite3.connect(path / "chroma.sqlite3", timeout=30, isolation_level=None)
     try:
         live = {str(row[0]) for row in conn.execute("SELECT id FROM segments")}
-        conn.execute("VACUUM")
+        _zero_free_space(conn)
     finally:
         conn.close()
     known = True
@@ -186,6 +197,39 @@ def scrub_embedded(path: Path) -> bool:
     return known
 
 
+def _zero_free_space(conn: Any) -> None:
+    """Overwrite every byte of Chroma's SQLite file that no row holds, and
+    every write of its queue that a later one of the same vector replaced:
+    the queue written again (a page of it keeps purged writes in its free
+    space), and the free pages filled with zeros by a row of zeros, dropped
+    again; `secure_delete` zeroes what each step frees. The write-ahead log
+    is emptied into the file."""
+    conn.execute("PRAGMA secure_delete = ON")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Only each vector's last write: an earlier one is replaced by it
+        # (a deletion, an upsert), applied or not.
+        last = {
+            (row[3], row[4]): row  # (topic, id), in seq_id order
+            for row in conn.execute("SELECT * FROM embeddings_queue ORDER BY seq_id")
+        }
+        conn.execute("DELETE FROM embeddings_queue")
+        if last:
+            queue = sorted(last.values())
+            marks = ", ".join("?" * len(queue[0]))
+            conn.executemany(f"INSERT INTO embeddings_queue VALUES ({marks})", queue)
+        (free,) = conn.execute("PRAGMA freelist_count").fetchone()
+        (page,) = conn.execute("PRAGMA page_size").fetchone()
+        conn.execute("CREATE TABLE chronomem_zeros (zeros BLOB)")
+        conn.execute("INSERT INTO chronomem_zeros VALUES (zeroblob(?))", (free * page,))
+        conn.execute("DROP TABLE chronomem_zeros")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def _is_uuid(name: str) -> bool:
     try:
         uuid.UUID(name)
@@ -195,26 +239,38 @@ def _is_uuid(name: str) -> bool:
 
 
 def _zero_unused(segment: Path) -> bool:
-    """Zero what an HNSW segment's arrays hold past their element count (a
-    new segment's are written for its whole capacity). Returns False if its
-    files are not as version 1 writes them."""
+    """Zero the vectors of an HNSW segment's deleted elements, and what its
+    arrays hold past their element count (a new segment's are written for
+    its whole capacity). Returns False if its files are not as version 1
+    writes them."""
+    import numpy as np
+
     header = segment / "header.bin"
     if not header.exists():
         return True  # nothing persisted yet
     raw = header.read_bytes()
     if len(raw) < _HNSW_HEADER.size:
         return False
-    version, _, capacity, count, size = _HNSW_HEADER.unpack_from(raw)
+    version, level0, capacity, count, size, label, data = _HNSW_HEADER.unpack_from(raw)
     arrays = [(segment / name, width or size) for name, width in _HNSW_ARRAYS]
     if (
         version != 1
         or count > capacity
+        or not level0 + 4 <= data <= label <= size
         or not all(
             file.exists() and count * width <= file.stat().st_size <= capacity * width
             for file, width in arrays
         )
     ):
         return False
+    if count:
+        mapped = np.memmap(arrays[0][0], dtype=np.uint8, mode="r+")
+        elements = mapped[: count * size].reshape(count, size)
+        deleted = np.flatnonzero(elements[:, level0 + 2] & _DELETED)
+        if len(deleted):
+            elements[deleted, data:label] = 0
+            mapped.flush()
+        del elements, mapped
     block = bytes(1 << 20)
     for file, width in arrays:
         with file.open("r+b") as out:

@@ -21,12 +21,13 @@ when `index` is given.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -51,6 +52,7 @@ from langgraph_chronomem.search.chroma import (
     forget_chroma,
     scrub_embedded,
 )
+from langgraph_chronomem.search.erase import apply_erasures, held
 from langgraph_chronomem.search.follow import Follower
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
 from langgraph_chronomem.search.vectors import (
@@ -460,36 +462,61 @@ class SearchIndex:
             tx.index_changes()
         return applied > 0
 
-    def apply_rebuilds(self) -> None:
-        """Make again now, not at the next search, each scope a change to the
-        past (a redaction) asked the vector collections to rebuild, so what it
-        erased leaves Chroma before the call returns. Opens the vectors only
-        if some collection was made before."""
-        if not self.has_chroma:
-            return
+    @contextlib.contextmanager
+    def erasing(self) -> Iterator[Callable[[], bool]]:
+        """For changes to the log that erase values (a redaction, a
+        compaction): the erased values are taken out of the vector
+        collections at the cost of what was erased, by the function this
+        yields, called after the changes commit: the erased rows' vectors
+        deleted, the few rows whose words read an erased value embedded
+        again (`search/erase.py`), every other vector left as it is. It
+        returns whether the collections were brought to the log; if not (a
+        Chroma server away, a model that cannot be had: logged), the log
+        asks for a rebuild of the scope, which the next catch-up makes. The
+        collections' locks are held until the block ends, so no catch-up of
+        this store makes the scope again first. A store that never made a
+        collection opens none.
+        """
+        vectors = None
+        if self.has_chroma and self._made_collections():
+            try:
+                vectors = self.vectors()
+            except (ConfigError, StorageError) as exc:
+                logger.warning("the vectors are made again later: %s", exc)
+
+        def bring() -> bool:
+            if vectors is None:
+                return not self._made_collections()
+            try:
+                apply_erasures(vectors)
+            except Exception:  # Chroma's errors are of many kinds
+                logger.warning(
+                    "the vectors of the erased values are deleted at the next "
+                    "catch-up, by a rebuild of their scope",
+                    exc_info=True,
+                )
+                return False
+            return True
+
+        with held(vectors):
+            yield bring
+
+    def _made_collections(self) -> bool:
+        """Whether this store ever put a vector in Chroma (a collection's
+        mark is in the log)."""
         with self.engine.transaction(write=False) as tx:
-            asked = any(p.rebuild for p in tx.stats().projections)
-        if asked:
-            self._on_vectors(lambda vectors: vectors.catch_up())
+            return any(p.name != FULL_TEXT for p in tx.stats().projections)
 
     def scrub(self) -> bool:
-        """Leave no vector of an erased value in Chroma: make the collections
-        anew from the log (the old ones dropped, and with them Chroma's own
-        queue of their writes), then close the embedded Chroma and clean its
-        files (`scrub_embedded`); the next use opens it again. Embeds every
-        change again, as `reindex` does. Returns False for a Chroma server or
-        a caller's client, whose files are not this store's to rewrite (the
-        collections are made anew all the same), and when the files could not
-        be cleaned: another store of this process has them open, or they are
-        in a format this version does not know.
+        """Leave no byte of an erased value in an embedded Chroma's files:
+        close it and clean them (`scrub_embedded`); the next use opens it
+        again. Call it after `erase`. Returns False for a Chroma server or a
+        caller's client, whose files are not this store's to rewrite, and
+        when the files could not be cleaned: another store of this process
+        has them open, or they are in a format this version does not know.
         """
-        if not self.has_chroma:
+        if not self.has_chroma or not self._made_collections():
             return True
-        with self.engine.transaction(write=False) as tx:
-            made = any(p.name != FULL_TEXT for p in tx.stats().projections)
-        if not made:
-            return True  # this store never put a vector in Chroma
-        self._on_vectors(lambda vectors: vectors.rebuild())
         if self._client is not None or self._server is not None:
             return False
         assert self.directory is not None

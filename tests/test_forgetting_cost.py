@@ -1,0 +1,163 @@
+"""Forgetting costs what it erases (issue 33, item 3).
+
+`redact` of one version and `compact` used to embed every change of the whole
+store again (every user's), and rewrite every file: 9.6 s at 1,000 commits,
+about 95 s at 10,000. Now the vectors of the erased versions go, the few
+changes whose words read an erased value are embedded again, and every other
+vector stays as it was, while no byte of the erased text is left in any file
+(`test_redact.py`, `test_compact.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from langchain_core.embeddings import Embeddings
+
+from langgraph_chronomem import ChronoStore
+
+ALICE = ("memories", "alice")
+BOB = ("memories", "bob")
+SECRET = "Zorbanite syndrome"
+
+
+class Counted(Embeddings):
+    """The store's own model, counting the texts it is asked to embed."""
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.texts += texts
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed_documents([text])[0]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[ChronoStore]:
+    """A default store (no `index=`) asked to undo once: every change has
+    its vector. Alice updated her notes many times, the secret once, in the
+    middle; Bob has memories of his own."""
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as opened:
+        for n in range(30):
+            note = {"text": f"note {n} on the garden", "topic": "garden"}
+            opened.put(ALICE, f"note-{n % 5}", note)
+            if n == 12:
+                sick = {"text": f"diagnosed with {SECRET}", "mood": "low"}
+                opened.put(ALICE, "health", sick)
+                opened.put(ALICE, "health", {"text": "feeling fine", "mood": "low"})
+        for n in range(10):
+            opened.put(BOB, f"trip-{n}", {"text": f"trip {n} to the coast"})
+        opened.resolve(ALICE, "undo the note on the garden")
+        opened.resolve(BOB, "undo the trip to the coast")
+        assert opened.wait_for_index(timeout=60)
+        yield opened
+
+
+def vectors_of(store: ChronoStore) -> dict[str, Any]:
+    """Every change vector in Chroma, by id (the log row it was made from)."""
+    found = store._search.vectors().changes.get(include=["embeddings"])
+    embeddings = [np.asarray(e) for e in found["embeddings"]]
+    return dict(zip(found["ids"], embeddings, strict=True))
+
+
+def count_embeddings(store: ChronoStore) -> Counted:
+    vectors = store._search.vectors()
+    counted = Counted(vectors.embeddings)
+    vectors.embeddings = counted
+    return counted
+
+
+def row_of(store: ChronoStore, key: str, version: int) -> str:
+    """The id of the log row (and of its change vector) of `key` at `version`."""
+    with store._engine.transaction(write=False) as tx:
+        (row,) = tx.row_ids_of(ALICE, version)
+    assert store.show(ALICE, version).changes[0].key == key
+    return str(row)
+
+
+def test_redacting_one_version_embeds_only_the_change_that_read_it(
+    store: ChronoStore,
+) -> None:
+    before = vectors_of(store)
+    secret = next(v.version for v in store.history(ALICE, "health")[1:])
+    erased, after_it = (
+        row_of(store, "health", secret),
+        row_of(store, "health", secret + 1),
+    )
+    counted = count_embeddings(store)
+
+    done = store.redact(ALICE, contains=SECRET)
+
+    assert [v for _, _, v in done.versions] == [secret] and done.scrubbed
+    # One text embedded: the next change of the item, whose words named only
+    # the field it changed and now name all, as made from nothing; none of
+    # the store's other changes.
+    assert counted.texts == ["text feeling fine mood low health"], (
+        "it embedded the store again"
+    )
+    now = vectors_of(store)
+    assert erased not in now
+    assert not np.allclose(now[after_it], before[after_it])
+    # Every other vector is the one made before, Bob's too.
+    assert {i: v.tolist() for i, v in now.items() if i != after_it} == {
+        i: v.tolist() for i, v in before.items() if i not in (erased, after_it)
+    }
+    candidates = store.resolve(ALICE, "forget my zorbanite diagnosis").candidates
+    assert all(SECRET.lower() not in str(c.changes).lower() for c in candidates)
+    assert store.stats().projections[0].rebuild == ()  # no rebuild left to do
+
+
+def test_compacting_embeds_only_the_versions_kept_after_an_erased_one(
+    store: ChronoStore,
+) -> None:
+    before = vectors_of(store)
+    notes = [f"note-{n}" for n in range(5)]
+    history = {key: [v.version for v in store.history(ALICE, key)] for key in notes}
+    counted = count_embeddings(store)
+
+    done = store.compact(ALICE, keep_last=2)
+
+    # Each note: 6 versions; the first and the last 2 kept, 3 erased.
+    erased = {row_of(store, key, version) for _, key, version in done.versions}
+    assert len(erased) == 15
+    # The first version kept after the erased ones named the one field it
+    # changed, and now names all, as made from nothing: embedded again,
+    # alone, one per note; nothing of Bob's.
+    next_kept = {row_of(store, key, versions[1]) for key, versions in history.items()}
+    assert len(counted.texts) == 5
+    now = vectors_of(store)
+    assert set(now) == set(before) - erased
+    changed = {i for i, v in now.items() if not np.allclose(v, before[i])}
+    assert changed == next_kept
+
+
+def test_a_failure_on_the_vector_side_leaves_a_rebuild_of_the_scope(
+    store: ChronoStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The log is erased in one transaction with a rebuild of the scope
+    asked: if its vectors cannot be taken out then (a Chroma server away, a
+    crash), the next catch-up makes the scope again without the erased
+    values."""
+    secret = next(v.version for v in store.history(ALICE, "health")[1:])
+    erased = row_of(store, "health", secret)
+
+    def away(vectors: Any) -> int:
+        raise ConnectionError("the Chroma server is away")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("langgraph_chronomem.search.index.apply_erasures", away)
+        done = store.redact(ALICE, contains=SECRET)
+    assert not done.scrubbed
+    assert erased in vectors_of(store)
+    assert store.stats().projections[0].rebuild == (ALICE,)
+    store.resolve(ALICE, "undo the note on the garden")  # catches up
+    assert store.stats().projections[0].rebuild == ()
+    assert erased not in vectors_of(store)
