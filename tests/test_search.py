@@ -936,11 +936,10 @@ def test_kill_9_between_commit_and_chroma_update(
 
 
 def _projections(root: Path, client: Any) -> tuple[Any, ...]:
-    fts = sorted(
-        rows(root, "SELECT rowid, scope_key, added, new, old, context FROM changes")
-    )
+    fts = sorted(rows(root, "SELECT rowid, scope_key, length, terms FROM changes"))
+    terms = rows(root, "SELECT * FROM change_terms ORDER BY scope_key, term, rowid")
     return (
-        fts,
+        (fts, terms),
         dump(client, named(client, ITEMS)),
         dump(client, named(client, CHANGES)),
         marks(root),
@@ -988,7 +987,7 @@ def test_reindex_rebuilds_every_projection_bit_for_bit(
         changes = rows(tmp_path, "SELECT count(*) FROM items")[0][0]
         valued = rows(tmp_path, "SELECT count(*) FROM items WHERE value IS NOT NULL")
         before = _projections(tmp_path, client)
-        assert len(before[0]) == changes and len(before[2]) == valued[0][0]
+        assert len(before[0][0]) == changes and len(before[2]) == valued[0][0]
         # a list field has one vector per element; a put can choose its own fields
         assert any(vid.endswith(":text[*].1") for vid in before[1])
         assert any(vid.endswith(":note.who") for vid in before[1])
@@ -1004,8 +1003,8 @@ def test_reindex_rebuilds_every_projection_bit_for_bit(
                 "DELETE FROM changes WHERE rowid = (SELECT min(rowid) FROM changes)"
             )
             con.execute(
-                "INSERT INTO changes (rowid, scope_key, added, new, old, context, "
-                "length) VALUES (9999, 'sx', '', 'junk', '', '', 2)"
+                "INSERT INTO changes (rowid, scope_key, length, terms) "
+                "VALUES (9999, 1, 2, 'junk')"
             )
         con.close()
         client.get_collection(named(client, ITEMS)).upsert(

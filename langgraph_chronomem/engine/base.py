@@ -791,9 +791,14 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
         }
 
     def indexed_text(self, row_id: int) -> tuple[str, str, str] | None:
-        """The (new, old, context) text the change index holds for a log row."""
-        row = self.cur.execute(self.sql.CHANGE_TEXT, (row_id,)).fetchone()
-        return None if row is None else (row[0], row[1], row[2])
+        """The (new, old, context) text the change index reads for a log row,
+        rendered from the log (the index keeps only terms); `None` for a row
+        it never reads (a proposal's, or none)."""
+        rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of([row_id])))
+        if not rows:
+            return None
+        text = rows[0].text
+        return text.new, text.old, text.context
 
     def row_ids_of(self, scope: Namespace, version: int) -> list[int]:
         """The log rows a commit wrote, in the order of its `changes`."""

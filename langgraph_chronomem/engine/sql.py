@@ -188,7 +188,6 @@ class Dialect:
     """
 
     INSERT_CHANGE: str
-    CHANGE_TEXT: str
     DELETE_CHANGES_AFTER: str
     CLEAR_CHANGES: str
 
@@ -282,6 +281,11 @@ class Dialect:
         """The request's words as `REQUEST_TERMS` takes them."""
         raise NotImplementedError
 
+    def scope_param(self, scope_key: str) -> Any:
+        """A scope's word (`rows.scope_key`) as the change index's `scope_key`
+        columns hold it: the word itself, unless a dialect stores it shorter."""
+        return scope_key
+
     def search_changes(
         self,
         scope_key: str,
@@ -350,9 +354,9 @@ class Dialect:
             "SELECT i.id, i.version, s.score FROM scored AS s "
             f"CROSS JOIN items AS i{dated} ORDER BY s.score, i.id LIMIT ?"
         )
+        key = self.scope_param(scope_key)
         return Statement(
-            sql,
-            (self.words_param(words), scope_key, scope_key, *window_params, limit),
+            sql, (self.words_param(words), key, key, *window_params, limit)
         )
 
     HEAD = "SELECT coalesce(max(version), 0) FROM commits WHERE scope = ?"
