@@ -1,13 +1,14 @@
 """The log's SQL on PostgreSQL: the schema, jsonb filters, and the cursor that
 runs the shared statements through psycopg. `postgres.py` holds the engine.
 
-    >>> PostgresDialect().filter_conditions({"city": "Paris"})[0]
-    ["jsonb_typeof(value::jsonb #> ?) = 'string' AND (value::jsonb #>> ?) = ?"]
+    >>> PostgresDialect().filter_conditions({"city": "Paris"})[1]
+    ['{"city":"Paris"}', ['city'], ['city'], 'Paris']
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import select
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -382,6 +383,19 @@ MIGRATIONS = [
             )""",
         ),
     ),
+    Migration(
+        "0009_head_values_index",
+        (
+            # A filtered search at HEAD parsed every HEAD row's JSON text under
+            # the prefix (20 ms at 10k items, 3x PostgresStore's scan of its
+            # jsonb). An equality filter also asks for containment
+            # (`_contains`), which this index answers; only the rows it finds
+            # are parsed and checked exactly. Only HEAD rows: the index costs
+            # a put one entry, and reads of a past version do not use it.
+            """CREATE INDEX items_head_values ON items
+                USING gin ((value::jsonb) jsonb_path_ops) WHERE valid_to IS NULL""",
+        ),
+    ),
 ]
 
 
@@ -434,13 +448,45 @@ def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
     raise InvalidFilterError(f"cannot compare {key!r} with {operand!r}")
 
 
+def _contains(key: str, operand: Any) -> tuple[str, list[Any]] | None:
+    """A condition every value whose field `key` equals `operand` meets, which
+    the index `items_head_values` answers: the value contains
+    `{"a": {"b": operand}}`. None where equality does not imply it: a null
+    operand (a missing field matches), a path part that `#>` may read as an
+    array position, an operand JSON cannot carry (NaN, a huge int)."""
+    path = _path(key)
+    if (
+        operand is None
+        or (isinstance(operand, float) and not math.isfinite(operand))
+        or any(part.lstrip("-").isdigit() for part in path)
+    ):
+        return None
+    nested: Any = operand
+    for part in reversed(path):
+        nested = {part: nested}
+    try:
+        text = orjson.dumps(nested).decode()
+    except TypeError:  # an int past 64 bits
+        return None
+    return "value::jsonb @> ?::jsonb", [text]
+
+
 def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
     """One `field op operand` condition, with the SQLite engine's semantics:
     `$ne` never matches a missing or null field (unless comparing with None),
     and the orderings compare numbers with numbers and strings with strings,
-    strings by code point."""
+    strings by code point. Equality also asks for containment (`_contains`),
+    so the index of HEAD values finds the rows:
+
+        >>> _comparison("city", "$eq", "Paris")[0].split(" AND ")[0]
+        'value::jsonb @> ?::jsonb'
+    """
     if op == "$eq":
-        return _equals(key, operand)
+        exact, params = _equals(key, operand)
+        contained = _contains(key, operand)
+        if contained is None:
+            return exact, params
+        return f"{contained[0]} AND {exact}", [*contained[1], *params]
     if op == "$ne":
         path = _path(key)
         if operand is None:
@@ -563,11 +609,13 @@ def psycopg_sql(sql: str) -> str:
 class Cursor:
     """A psycopg cursor behind the DB-API slice the log uses (`sql.Cursor`).
 
-    Given `begin`, it opens the transaction when the first statement comes. If
-    `BEGIN` finds the connection dead (a restarted server, a killed backend),
-    nothing was done: given `reconnect`, it sends it again on the cursor that
-    returns, up to `RETRIES` times in all. `alone` sends a statement that is
-    the whole transaction, without `BEGIN`: the server commits it as it ends.
+    Given `begin`, it opens the transaction when the first statement comes,
+    sending both in one round trip (a pipeline: the server's answer to `BEGIN`
+    is not waited for alone). If they find the connection dead (a restarted
+    server, a killed backend), nothing was committed: given `reconnect`, it
+    sends them again on the cursor that returns, up to `RETRIES` times in all.
+    `alone` sends a statement that is the whole transaction, without `BEGIN`:
+    the server commits it as it ends.
     """
 
     RETRIES = 3
@@ -597,17 +645,25 @@ class Cursor:
         row = self._cur.fetchone()
         return None if row is None else int(row[0])
 
-    def _open(self) -> None:
+    def _open(self, sql: str | None = None, params: Sequence[Any] = ()) -> None:
+        """Begin the transaction, if not yet, with `sql` (psycopg's) when given."""
         if self.state == "ended":
             raise RuntimeError(
                 "this transaction ended with its one statement (`alone`): "
                 "nothing may follow it"
             )
         if self._begin is None or self.state == "open":
+            if sql is not None:
+                self._cur.execute(sql, params)
             return
         for attempt in range(self.RETRIES):
             try:
-                self._cur.execute(self._begin)
+                if sql is None:
+                    self._cur.execute(self._begin)
+                else:
+                    with self._cur.connection.pipeline():
+                        self._cur.execute(self._begin)
+                        self._cur.execute(sql, params)
                 break
             except psycopg.OperationalError:
                 last = attempt + 1 == self.RETRIES
@@ -617,8 +673,8 @@ class Cursor:
         self.state = "open"
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
-        self._open()
-        return self._cur.execute(psycopg_sql(sql), params)
+        self._open(psycopg_sql(sql), params)
+        return self._cur
 
     def alone(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
         """Run `sql` as the whole transaction, committed by the server as it
