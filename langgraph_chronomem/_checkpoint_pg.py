@@ -19,12 +19,16 @@ into psycopg's `%s`.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
+
+import orjson
 
 from langgraph_chronomem._checkpoint_sql import (
     SEQ_KEY,
     SQLITE,
+    WRITE_COLUMNS,
     CheckpointSQL,
     Row,
     Write,
@@ -125,6 +129,11 @@ _NEWER = (
     "> p.parent_id, false)"
 )
 _WRITE_KEY = "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx)"
+_WRITE_FIELDS = WRITE_COLUMNS.split(", ")
+
+
+def _base64(value: bytes | None) -> str | None:
+    return None if value is None else base64.b64encode(value).decode()
 
 
 class PostgresCheckpointSQL(CheckpointSQL):
@@ -161,11 +170,16 @@ class PostgresCheckpointSQL(CheckpointSQL):
         "INSERT INTO {writes} ({write_columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT DO NOTHING"
     )
-    # A task's writes in one statement: a column array per column.
+    # A task's writes in one statement: one JSON array of rows, values in
+    # base64 (psycopg took ~0.2 ms to send nine column arrays, 1.3x
+    # PostgresSaver's whole `put_writes`).
     PUT_WRITES = (
-        "INSERT INTO {writes} ({write_columns}) SELECT * FROM unnest(?::text[], "
-        "?::text[], ?::text[], ?::text[], ?::text[], ?::integer[], ?::text[], "
-        "?::text[], ?::bytea[]) ON CONFLICT "
+        "INSERT INTO {writes} ({write_columns}) SELECT w.thread_id, "
+        "w.checkpoint_ns, w.checkpoint_id, w.task_id, w.task_path, w.idx, "
+        "w.channel, w.type, decode(w.value, 'base64') FROM json_to_recordset(?::json) "
+        "AS w (thread_id text, checkpoint_ns text, checkpoint_id text, task_id text, "
+        "task_path text, idx integer, channel text, type text, value text) "
+        "ON CONFLICT "
     )
     # PostgreSQL computes a recursive query's rows before returning any, so a
     # re-put id that closes the chain into a loop stops it here (`CYCLE`).
@@ -244,11 +258,16 @@ class PostgresCheckpointSQL(CheckpointSQL):
                 unique[key] = row
         if not unique:
             return
-        columns = [list(column) for column in zip(*unique.values(), strict=True)]
+        encoded = orjson.dumps(
+            [
+                dict(zip(_WRITE_FIELDS, (*row[:8], _base64(row[8])), strict=True))
+                for row in unique.values()
+            ]
+        ).decode()
         action = (
             f"{_WRITE_KEY} DO UPDATE SET {_UPDATE_WRITE}" if replace else ("DO NOTHING")
         )
-        cur.alone(self.PUT_WRITES + action, columns)  # type: ignore[attr-defined]
+        cur.alone(self.PUT_WRITES + action, (encoded,))  # type: ignore[attr-defined]
 
     def writes(self, cur: Cursor, row: Row) -> list[Write]:
         """The pending writes the row was read with (see `SELECT`)."""
