@@ -11,12 +11,15 @@ is looked at.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.embeddings import Embeddings
 from langgraph.store.base import ensure_embeddings
 
 from langgraph_chronomem import ChronoStore, models
@@ -194,3 +197,46 @@ def test_a_store_opened_after_another_wrote_catches_up_in_the_background(
         assert changes.behind == 100  # said so, though never made yet
         assert store.wait_for_index(timeout=120)
         assert all(p.behind == 0 for p in store.stats().projections)
+
+
+def embedding_niceness(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """(thread name, nice value) of every call that embeds with the default
+    model, recorded as it embeds, each calling the real model."""
+    calls: list[tuple[str, int]] = []
+    real: Callable[[], Any] = models.default_embeddings
+
+    class Recording(Embeddings):
+        def __init__(self) -> None:
+            self.inner = real()
+
+        def embed_documents(self, texts: list[str]) -> list[list[float]]:
+            nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            calls.append((threading.current_thread().name, nice))
+            return self.inner.embed_documents(texts)
+
+        def embed_query(self, text: str) -> list[float]:
+            return self.embed_documents([text])[0]
+
+    monkeypatch.setattr(models, "default_embeddings", Recording)
+    return calls
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice")
+def test_the_follower_embeds_at_a_low_priority_and_puts_keep_theirs(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background embedding gives way to the writes on a busy machine:
+    its thread (and the model's threads it starts) runs at a nice value of
+    10, the caller's threads at their own."""
+    calls = embedding_niceness(monkeypatch)
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    with open_default("sqlite", tmp_path, request) as store:
+        for n in range(40):
+            store.put(ALICE, f"k{n}", {"text": fact(n)})
+        assert store.wait_for_index(timeout=120)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+        followed = [nice for name, nice in calls if name.startswith("chronomem-follow")]
+        assert followed and set(followed) == {max(mine, 10)}
+        calls.clear()
+        store.resolve(ALICE, "undo what I said about fact ab")
+        assert {nice for _, nice in calls} <= {mine}  # the undo's own, in its thread

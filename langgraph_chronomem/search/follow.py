@@ -21,7 +21,10 @@ most one step for the lock a step holds.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
+import os
+import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -33,6 +36,9 @@ __all__ = ["Follower"]
 logger = logging.getLogger(__name__)
 
 _running: weakref.WeakSet[Follower] = weakref.WeakSet()
+# The nice value of a background follower's thread: the model's own threads,
+# made in it, take it too, so a write never waits for the cores it embeds on.
+_BACKGROUND_NICE = 10
 
 
 @atexit.register
@@ -56,11 +62,17 @@ class Follower:
     Args:
         step: One bounded unit of work; returns whether more remains.
         name: The thread's name.
+        background: Run the steps at a low priority (on Linux, where a
+            thread has a nice value of its own, inherited by the threads it
+            starts): the caller's threads go first on a busy machine.
     """
 
-    def __init__(self, step: Callable[[], bool], *, name: str) -> None:
+    def __init__(
+        self, step: Callable[[], bool], *, name: str, background: bool = False
+    ) -> None:
         self._step = step
         self._name = name
+        self._background = background
         self._wake = threading.Condition()
         self._poked = False
         self._busy = False
@@ -110,6 +122,8 @@ class Follower:
             thread.join()
 
     def _run(self) -> None:
+        if self._background:
+            _lower_priority()
         while True:
             with self._wake:
                 self._wake.wait_for(lambda: self._poked or self._stopped)
@@ -140,3 +154,13 @@ class Follower:
                 with self._wake:
                     self._busy = False
                     self._wake.notify_all()
+
+
+def _lower_priority() -> None:
+    """Give the calling thread, and the threads it starts from now on, the
+    nice value `_BACKGROUND_NICE`. Linux only: elsewhere a nice value is the
+    whole process's (and a thread id given as a process id names another
+    process)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError):  # a sandbox may forbid it
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _BACKGROUND_NICE)

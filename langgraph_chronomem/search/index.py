@@ -233,7 +233,9 @@ class SearchIndex:
         self._resolver: Resolver | None = None
         self._scrubbed = False  # whether `scrub` cleaned the embedded Chroma
         self._follower = Follower(
-            self._follow, name=f"chronomem-follow-{directory or 'server'}"
+            self._follow,
+            name=f"chronomem-follow-{directory or 'server'}",
+            background=True,
         )
 
     def _settle_index(self, *, given: bool) -> None:
