@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
+from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.search.vectors import CHANGES, VectorIndex
 from langgraph_chronomem.store import DATABASE_FILE
 from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
@@ -240,3 +242,39 @@ def test_the_follower_embeds_at_a_low_priority_and_puts_keep_theirs(
         calls.clear()
         store.resolve(ALICE, "undo what I said about fact ab")
         assert {nice for _, nice in calls} <= {mine}  # the undo's own, in its thread
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_a_store_whose_changes_do_not_follow_writes_loads_no_model_until_an_undo(
+    kind: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`ResolverConfig(follow_writes=False)`: writes, reads and a reopen with
+    changes behind load no model and embed nothing; the first undo embeds
+    its scope's changes in its own thread and finds the one asked about."""
+    loads = loads_by_thread(monkeypatch)
+    off = ResolverConfig(follow_writes=False)
+    if kind == "sqlite":
+        store = ChronoStore.from_path(tmp_path / "store", scope_depth=2, resolver=off)
+    else:
+        url = request.getfixturevalue("pg_database")
+        store = ChronoStore.from_conn_string(
+            url, scope_depth=2, chroma_path=tmp_path / "chroma", resolver=off
+        )
+    with store:
+        for n in range(40):
+            store.put(ALICE, f"k{n}", {"text": fact(n)})
+        store.put(ALICE, "sister", {"text": "my sister Maya runs a cafe in Lisbon"})
+        assert store.get(ALICE, "k3") is not None
+        time.sleep(0.5)  # a follower poked by the writes would have started
+        assert loads == []
+        (changes,) = (
+            p for p in store.stats().projections if p.name.startswith(CHANGES)
+        )
+        assert changes.behind == 41  # said so, though nothing embeds them yet
+        resolution = store.resolve(ALICE, "undo what I said about my sister's cafe")
+        assert resolution.best is not None and resolution.best.commit.version == 41
+        assert len(loads) == 1  # by the undo's search, not a follower
+        assert not loads[0].startswith("chronomem-follow")

@@ -87,6 +87,13 @@ class ResolverConfig:
             was still true" is left out: on the tuning split it was right 3
             times in 4 when it acted, and a wrong one rolls the whole memory
             back over every change since (it is offered instead).
+        follow_writes: On a store opened without `index=`, embed the item
+            changes the undo search reads in a background thread as writes
+            land (at a low priority), so the first undo after a burst finds
+            them ready. `False` for a store that may never undo: no model
+            loads and no Chroma opens until the first undo (or
+            `wait_for_index`), which embeds the changes its scope has had
+            since; from then on the opened vectors follow writes.
     """
 
     rrf_k: int = 60
@@ -101,6 +108,7 @@ class ResolverConfig:
     act_similarity: float = 0.3
     act_coverage_rollback: float = 0.5
     act_on: frozenset[str] = frozenset({"undo", "restore", "before", "at"})
+    follow_writes: bool = True
 
     def __post_init__(self) -> None:
         unknown = self.retrievers - {"bm25", "dense"}

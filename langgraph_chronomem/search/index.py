@@ -307,6 +307,12 @@ class SearchIndex:
         return self.has_chroma and self._unusable is None
 
     @property
+    def _opens_vectors(self) -> bool:
+        """Whether the follower opens the vectors itself, when they lag:
+        always for an `index=`, else as `follow_writes` says."""
+        return self.indexes_items or self.config.follow_writes
+
+    @property
     def indexes_items(self) -> bool:
         """Whether items are embedded for `search(query=...)`."""
         return self.item_fields is not None
@@ -426,7 +432,7 @@ class SearchIndex:
         """
         # Read as attributes: every put asks.
         if self._vectors is None and self.item_fields is None:
-            if self._follows:
+            if self._follows and self.config.follow_writes:
                 self._follower.poke()
             return
         try:
@@ -447,15 +453,16 @@ class SearchIndex:
             )
         self._follower.poke()
 
-    def _follow(self) -> bool:
+    def _follow(self, *, asked: bool = False) -> bool:
         """The follower's step: a few batches of commits into each collection,
         then the full-text index. Returns whether more may remain.
 
         Chroma is not opened only to find nothing to do: each open of an
         embedded one writes its empty index files again, from memory it
-        never fills (see `scrub`)."""
+        never fills (see `scrub`); nor, unless `asked` (by `settle`), for a
+        store whose change vectors do not follow writes (`follow_writes`)."""
         applied = 0
-        names = self.kept_projections()
+        names = self.kept_projections() if asked or self._opens_vectors else ()
         if self._vectors is not None or (names and lagging(self.engine, names)):
             applied = self._on_vectors(
                 lambda vectors: vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
@@ -558,8 +565,8 @@ class SearchIndex:
                 "the store was closed while waiting for its index; what the "
                 "index lacks is caught up when the store is opened again"
             )
-        if self._follower.failing or async_only:
-            while self._follow():
+        if self._follower.failing or async_only or not self._opens_vectors:
+            while self._follow(asked=True):
                 if deadline is not None and time.monotonic() > deadline:
                     return False
         return True
@@ -612,7 +619,7 @@ class SearchIndex:
         only the log is read to tell: the follower opens Chroma and loads the
         model in its own thread."""
         if not self.indexes_items:
-            names = self.kept_projections()
+            names = self.kept_projections() if self.config.follow_writes else ()
             if names and lagging(self.engine, names):
                 self._follower.poke()
             return
