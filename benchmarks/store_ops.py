@@ -65,7 +65,14 @@ from benchmarks.report import (
     size_label,
     write_report,
 )
-from benchmarks.stores import CHRONO_PG, PG_STORE, Stores, Traffic, open_postgres_pair
+from benchmarks.stores import (
+    CHRONO_PG,
+    PG_STORE,
+    Stores,
+    Traffic,
+    open_postgres_pair,
+    pair_databases,
+)
 from benchmarks.subjects import (
     CHRONO,
     SCOPE,
@@ -317,9 +324,11 @@ def run(
     log: Callable[[str], None],
     opener: Opener = open_subjects,
     meters: Meters | None = None,
+    loaded: Callable[[], object] | None = None,
 ) -> tuple[Results, PerOp]:
     """Every phase for every store at every size, all stores interleaved, and
-    the round trips and statements per op of the stores in `meters`.
+    the round trips and statements per op of the stores in `meters`;
+    `loaded`, if given, runs once every store is loaded.
 
     Stores of all sizes take turns within each phase, so a comparison across
     sizes is made under the same machine conditions as one across stores.
@@ -336,6 +345,8 @@ def run(
             warm_up(subject, settings.warmup)
             took = time.perf_counter() - started
             log(f"{subject.name} @ {subject.size}: loaded in {took:.1f}s")
+        if loaded is not None:
+            loaded()
         for phase in PHASES:
             before = {k: (t.round_trips, t.statements) for k, t in meters.items()}
             started = time.perf_counter()
@@ -485,10 +496,12 @@ def across_sizes(results: Results, phase: str, limit: float, what: str) -> Targe
 
 
 def evaluate_postgres(results: Results) -> list[Target]:
-    """Issue 11's targets for ChronoStore on PostgreSQL, against `PostgresStore`."""
+    """The targets for ChronoStore on PostgreSQL, against `PostgresStore`:
+    issue 33's put and filtered search <= 1.2x (issue 11 asked put <= 1.5x),
+    and issue 11's get <= 1.2x."""
     return [
-        vs_sqlite(results, "put", 1.5, CHRONO_PG, PG_STORE),
-        vs_sqlite(results, "get", 1.2, CHRONO_PG, PG_STORE),
+        vs_sqlite(results, phase, 1.2, CHRONO_PG, PG_STORE)
+        for phase in ("put", "get", "search")
     ]
 
 
@@ -623,7 +636,8 @@ def postgres_notes(settings: Settings) -> list[str]:
         f"{CHRONO_PG} is `ChronoStore.from_pool` on a pool like the one "
         f"`from_conn_string` opens; {PG_STORE} is LangGraph's, on one connection "
         "as its `from_conn_string` makes (autocommit, no prepared statements). "
-        "The stores take turns op by op.",
+        "Once loaded, both databases are analyzed, as autovacuum would have by "
+        "then. The stores take turns op by op.",
         notes(settings)[1],
     ]
 
@@ -678,7 +692,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             ):
                 machine["postgresql"] = stores.server_version()
                 machine["postgresql fsync"] = "on" if args.fsync else "off"
-                results, per_op = run(settings, Path(tmp), log, opener, meters)
+
+                def analyze() -> None:  # as autovacuum would by now
+                    for size in settings.sizes:
+                        for name in pair_databases(size):
+                            stores.analyze(name)
+
+                results, per_op = run(
+                    settings, Path(tmp), log, opener, meters, loaded=analyze
+                )
             usage = {}
     machine["load average at end"] = load_average()
     on_postgres = args.postgres is not None

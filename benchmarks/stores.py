@@ -43,6 +43,7 @@ __all__ = [
     "Stores",
     "Traffic",
     "open_postgres_pair",
+    "pair_databases",
 ]
 
 CHRONO_PG = "ChronoStore (PostgreSQL)"
@@ -117,6 +118,14 @@ class Stores:
             conn.execute(f'CREATE DATABASE "{name}"')
         return make_conninfo(self.dsn, dbname=name)
 
+    def analyze(self, name: str) -> None:
+        """Gather the planner's statistics in database `name`, as autovacuum
+        does once its tables have grown: the benchmarks time ops right after
+        loading, before autovacuum's next round. Only on PostgreSQL."""
+        assert self.dsn is not None, "Stores(postgres=...) holds databases"
+        with psycopg.connect(make_conninfo(self.dsn, dbname=name)) as conn:
+            conn.execute("ANALYZE")
+
     def close(self) -> None:
         """Stop the private server, if one was started."""
         if self._server is not None:
@@ -179,6 +188,11 @@ class CountingConnection(psycopg.Connection[Any]):
         return super().wait(gen, *args, **kwargs)
 
 
+def pair_databases(size: int) -> tuple[str, str]:
+    """The databases of ChronoStore and `PostgresStore` in `open_postgres_pair`."""
+    return f"chronomem_ops_{size}", f"langgraph_ops_{size}"
+
+
 def open_postgres_pair(
     stores: Stores, size: int
 ) -> tuple[list[Subject], dict[str, Traffic]]:
@@ -187,9 +201,9 @@ def open_postgres_pair(
     connects (a pool of up to 10 for ChronoStore, one connection for
     `PostgresStore`), and what each sends the server."""
     traffic = {CHRONO_PG: Traffic(), PG_STORE: Traffic()}
-
+    chrono_db, langgraph_db = pair_databases(size)
     pool = ConnectionPool(
-        stores.database(f"chronomem_ops_{size}"),
+        stores.database(chrono_db),
         min_size=1,
         max_size=10,
         kwargs={"autocommit": True, "cursor_factory": _CountingCursor},
@@ -207,7 +221,7 @@ def open_postgres_pair(
         pool.close()
 
     conn = CountingConnection.connect(
-        stores.database(f"langgraph_ops_{size}"),
+        stores.database(langgraph_db),
         autocommit=True,
         prepare_threshold=0,
         row_factory=dict_row,
