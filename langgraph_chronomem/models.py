@@ -70,6 +70,7 @@ __all__ = [
     "default_embedding_function",
     "default_embeddings",
     "default_ranker",
+    "load_embeddings",
     "load_ranker",
     "models_dir",
     "provision",
@@ -458,6 +459,17 @@ DEFAULT_EMBEDDER = "chroma:all-MiniLM-L6-v2"
 """The name the default embedding model goes by in collection metadata."""
 
 
+def load_embeddings(embeddings: Embeddings) -> None:
+    """Load what `embeddings` needs before its first call: the default
+    model's files and session (a few seconds on a busy machine). Other models
+    are left as they are (a provider's is a client, and a call costs).
+
+        >>> load_embeddings(default_embeddings())  # the next call does not wait for it
+    """
+    if isinstance(embeddings, _ChromaEmbeddings):
+        embeddings.load()
+
+
 def default_embeddings() -> Embeddings:
     """The default embedding function as LangChain `Embeddings` (what stores use).
 
@@ -469,6 +481,13 @@ def default_embeddings() -> Embeddings:
 
 class _ChromaEmbeddings(Embeddings):
     """`default_embedding_function()` behind LangChain's `Embeddings` interface."""
+
+    def load(self) -> None:
+        """Read the model's files and open its session now, not at the first
+        call: a background thread does it where no one waits for it."""
+        function = default_embedding_function()
+        function._download_model_if_not_exists()  # opens the session: see there
+        function.tokenizer  # noqa: B018 - read the tokenizer's files
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         if not texts:

@@ -278,3 +278,34 @@ def test_a_store_whose_changes_do_not_follow_writes_loads_no_model_until_an_undo
         assert resolution.best is not None and resolution.best.commit.version == 41
         assert len(loads) == 1  # by the undo's search, not a follower
         assert not loads[0].startswith("chronomem-follow")
+
+
+def test_close_does_not_wait_for_the_followers_model_load(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store closed while its follower loads the model (seconds on a busy
+    machine) returns at once; the load ends on its own, opens nothing, and
+    the next open catches the vectors up."""
+    loading, release = threading.Event(), threading.Event()
+    real: Callable[[], Any] = models.default_embedding_function
+
+    def slow() -> Any:  # the real model, its load held back in the follower
+        if threading.current_thread().name.startswith("chronomem-follow"):
+            loading.set()
+            release.wait(timeout=60)
+        return real()
+
+    monkeypatch.setattr(models, "default_embedding_function", slow)
+    store = open_default("sqlite", tmp_path, request)
+    store.put(ALICE, "sister", {"text": "my sister Maya runs a cafe in Lisbon"})
+    assert loading.wait(timeout=60)
+    threading.Timer(3.0, release.set).start()  # the code before waited for it
+    began = time.monotonic()
+    store.close()
+    assert time.monotonic() - began < 1.5
+    release.set()
+    with open_default("sqlite", tmp_path, request) as again:  # Chroma is free
+        assert again.wait_for_index(timeout=120)
+        assert all(p.behind == 0 for p in again.stats().projections)
+        resolution = again.resolve(ALICE, "undo what I said about my sister's cafe")
+        assert resolution.best is not None and resolution.best.commit.version == 1

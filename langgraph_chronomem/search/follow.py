@@ -27,7 +27,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from langgraph_chronomem.errors import ChronomemError
 
@@ -47,6 +47,10 @@ def _stop_all() -> None:
     short by the interpreter's exit could damage the index) and stop."""
     for follower in list(_running):
         follower.stop()
+
+
+class _Stopped(Exception):
+    """A step's detached part ended after `stop`: the step goes no further."""
 
 
 class Follower:
@@ -77,6 +81,7 @@ class Follower:
         self._poked = False
         self._busy = False
         self._stopped = False
+        self._detached = False  # the step is in a part `stop` does not wait for
         self._thread: threading.Thread | None = None
         self._failing: str | None = None  # the failure last logged
 
@@ -113,13 +118,39 @@ class Follower:
         return self._failing is not None
 
     def stop(self) -> None:
-        """Finish the step in progress, run no more, and end the thread."""
+        """Finish the step in progress, run no more, and end the thread. A
+        step in a `detached` part is not waited for: it ends when that part
+        does."""
         with self._wake:
             self._stopped = True
             self._wake.notify_all()
-            thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
+            if self._thread is not threading.current_thread():
+                self._wake.wait_for(lambda: self._detached or not self._busy)
+
+    @contextlib.contextmanager
+    def detached(self) -> Iterator[None]:
+        """Mark a part of a step that `stop` need not wait for (a model load:
+        seconds on a busy machine, and nothing to leave half done). If the
+        follower was stopped meanwhile, the step ends quietly when the part
+        does, before it goes on. Called outside the follower's thread, it
+        does nothing.
+
+            >>> follower = Follower(lambda: False, name="demo")
+            >>> with follower.detached():
+            ...     pass
+        """
+        mine = threading.current_thread() is self._thread
+        if mine:
+            with self._wake:
+                self._detached = True
+        try:
+            yield
+        finally:
+            if mine:
+                with self._wake:
+                    self._detached = False
+                    if self._stopped:
+                        raise _Stopped
 
     def _run(self) -> None:
         if self._background:
@@ -134,6 +165,8 @@ class Follower:
             try:
                 while self._step() and not self._stopped:
                     pass
+            except _Stopped:
+                pass
             except Exception as exc:
                 failure = f"{type(exc).__name__}: {exc}"
                 typed = isinstance(exc, ChronomemError)  # one line says it all

@@ -464,6 +464,9 @@ class SearchIndex:
         applied = 0
         names = self.kept_projections() if asked or self._opens_vectors else ()
         if self._vectors is not None or (names and lagging(self.engine, names)):
+            if self._vectors is None:  # a close meanwhile need not wait for it
+                with self._follower.detached():
+                    models.load_embeddings(self.embeddings)
             applied = self._on_vectors(
                 lambda vectors: vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
             )
