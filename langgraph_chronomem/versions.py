@@ -534,7 +534,7 @@ class VersionControl(TagControl):
             return self._write(redact, rehearse=True)
         with self._search.erasing() as bring:
             with _phase(progress, "erase"):
-                done = self._write_erasing(redact)
+                done, erased = self._write_erasing(redact)
             with _phase(progress, "vectors"):
                 vectors = bring()
         self._search.after_commit({})
@@ -544,7 +544,7 @@ class VersionControl(TagControl):
         # Even when nothing matched: an earlier redaction's scrub may have
         # been held back by a reader.
         with _phase(progress if scrub else None, "vacuum"):
-            scrubbed = scrub and self._scrub()
+            scrubbed = scrub and self._scrub(erased)
         return replace(done, scrubbed=scrubbed and vectors)
 
     def compact(
@@ -629,7 +629,7 @@ class VersionControl(TagControl):
                 if bring is None:
                     done = self._write(compact, rehearse=True)
                 else:
-                    done = self._write_erasing(compact)
+                    done, _ = self._write_erasing(compact)
                 found = replace(
                     found,
                     versions=found.versions + done.versions,
@@ -645,18 +645,26 @@ class VersionControl(TagControl):
             vacuumed = vacuum and self._scrub()
         return replace(found, vacuumed=vacuumed)
 
-    def _write_erasing(self, change: Callable[[LogTransaction], T]) -> T:
+    def _write_erasing(
+        self, change: Callable[[LogTransaction], T]
+    ) -> tuple[T, tuple[str, ...]]:
         """Run a change that erases values from the log (`redact`,
         `compact`), inside `SearchIndex.erasing`: its vectors are taken out
-        there, so the follower is told of its commit only after that."""
+        there, so the follower is told of its commit only after that.
+        Returns its result, and the texts a redaction erased (for `_scrub`
+        to check the file against)."""
         with self._engine.transaction(write=True) as tx:
-            return change(tx)
+            tx.erased_texts = ()
+            result = change(tx)
+            return result, tx.erased_texts
 
-    def _scrub(self) -> bool:
-        """Leave no copy of erased values in any file: Chroma's, the log's.
-        Whether both were cleaned in full."""
+    def _scrub(self, erased: Sequence[str] = ()) -> bool:
+        """Leave no copy of erased values in any file: Chroma's, the log's
+        (checked against the texts `erased` where given, so the log's file is
+        rewritten only if one is still there). Whether both were cleaned in
+        full."""
         vectors = self._search.scrub()
-        return self._engine.scrub() and vectors
+        return self._engine.scrub(erased) and vectors
 
     def _write(
         self, change: Callable[[LogTransaction], T], *, rehearse: bool = False

@@ -161,3 +161,28 @@ def test_a_failure_on_the_vector_side_leaves_a_rebuild_of_the_scope(
     store.resolve(ALICE, "undo the note on the garden")  # catches up
     assert store.stats().projections[0].rebuild == ()
     assert erased not in vectors_of(store)
+
+
+def test_a_file_written_without_secure_delete_keeps_no_copy_either(
+    tmp_path: Path,
+) -> None:
+    """The log's file is cleaned in place, at the cost of its free pages, and
+    read for the erased text: where a write made without SQLite's
+    `secure_delete` (most builds' default) left a copy in a page's free
+    space, it is rewritten after all."""
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        store._engine.conn.execute("PRAGMA secure_delete = OFF")
+        long = f"diagnosed with {SECRET}. " * 300  # past a page: overflow pages
+        store.put(ALICE, "health", {"text": long})
+        store.put(ALICE, "health", {"text": f"{SECRET} cured"})
+        store.delete(ALICE, "health")
+        for n in range(50):  # rows moved in their pages, some freed
+            store.put(ALICE, f"note-{n % 7}", {"text": f"note {n}" * (n % 9)})
+        done = store.redact(ALICE, contains="zorbanite")
+        assert len(done.versions) == 2 and done.scrubbed
+        holding = [
+            p
+            for p in tmp_path.rglob("*")
+            if p.is_file() and b"zorbanite" in p.read_bytes().lower()
+        ]
+        assert holding == []

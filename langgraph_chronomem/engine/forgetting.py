@@ -14,8 +14,11 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import json
+import re
+import sqlite3
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
 from typing import Any
@@ -64,6 +67,11 @@ class ForgettingOps(TransactionCore):
     these methods use.
     """
 
+    erased_texts: tuple[str, ...] = ()
+    """The texts the last `redact` erased, as the log wrote them (JSON
+    strings' insides): what `scrub` checks the file against. Kept in memory
+    only; the caller reads it once the transaction has committed."""
+
     def redact(
         self,
         scope: Namespace,
@@ -102,17 +110,21 @@ class ForgettingOps(TransactionCore):
                 for commit in self.log(scope, labels={"source": source})
                 for row_id in self.row_ids_of(scope, commit.version)
             }
-        matched = [
-            (row_id, ns, k, version, valid_to)
-            for row_id, ns, k, version, value, valid_to in self.cur.execute(
-                self.sql.VALUES_IN_SCOPE, (sc,)
-            ).fetchall()
-            if (wanted is None or (ns, k) in wanted)
-            and (key is None or fnmatch.fnmatchcase(k, key))
-            and (written is None or row_id in written)
-            and (needle is None or needle in _strings(decode_value(value)))
-        ]
+        values = {}
+        for row_id, ns, k, version, value, valid_to in self.cur.execute(
+            self.sql.VALUES_IN_SCOPE, (sc,)
+        ).fetchall():
+            if (
+                (wanted is None or (ns, k) in wanted)
+                and (key is None or fnmatch.fnmatchcase(k, key))
+                and (written is None or row_id in written)
+            ):
+                decoded = decode_value(value)
+                if needle is None or needle in _strings(decoded):
+                    values[(row_id, ns, k, version, valid_to)] = decoded
+        matched = list(values)
         reasons, labelled = [], []
+        texts = list(_walk(list(values.values())))
         if needle is not None and matched:
             versions = {version for _, _, _, version, _ in matched}
             for seq, version, reason, labels in self.cur.execute(
@@ -122,9 +134,11 @@ class ForgettingOps(TransactionCore):
                     continue
                 if reason is not None and needle in _folded(reason):
                     reasons.append((seq, version))
+                    texts.append(reason)
                 redacted = _redacted_labels(labels, needle)
                 if redacted is not None:
                     labelled.append((redacted, seq))
+                    texts += _walk(json.loads(labels))
         found = Redaction(
             scope,
             tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _ in matched),
@@ -144,16 +158,18 @@ class ForgettingOps(TransactionCore):
         head_rows = [
             _NewRow(ns, k, None, None) for _, ns, k, _, end in matched if end is None
         ]
-        commit = self._write(scope, "redact", head_rows, meta)
-        assert commit is not None
-        texts = self._texts_near(ids, stale)
-        self._erase(ids, "redacted", commit.seq)
-        self.cur.executemany(
-            self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
-        )
-        self.cur.executemany(self.sql.SET_LABELS, labelled)
-        self.index_again(stale)
-        self._ask_erasure(scope, ids, texts)
+        with self._zeroing_freed():
+            commit = self._write(scope, "redact", head_rows, meta)
+            assert commit is not None
+            before = self._texts_near(ids, stale)
+            self._erase(ids, "redacted", commit.seq)
+            self.cur.executemany(
+                self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
+            )
+            self.cur.executemany(self.sql.SET_LABELS, labelled)
+            self.index_again(stale)
+            self._ask_erasure(scope, ids, before)
+        self.erased_texts = _as_written(texts, contains)
         return replace(found, commit=self.log(scope, version=commit.version)[0])
 
     def compact(
@@ -197,11 +213,12 @@ class ForgettingOps(TransactionCore):
         )
         if not dry_run and doomed:
             ids = [row[0] for row in doomed]
-            texts = self._texts_near(ids, ids)
-            self._erase(ids, "compacted", None)
-            self.index_again(ids)
-            self._record_compacted_spans(scope)
-            self._ask_erasure(scope, ids, texts)
+            with self._zeroing_freed():
+                before = self._texts_near(ids, ids)
+                self._erase(ids, "compacted", None)
+                self.index_again(ids)
+                self._record_compacted_spans(scope)
+                self._ask_erasure(scope, ids, before)
         return replace(found, whole_from={scope: self.whole_from(scope)})
 
     def whole_from(self, scope: Namespace) -> int:
@@ -240,6 +257,23 @@ class ForgettingOps(TransactionCore):
             else:
                 merged.append([low, high])
         self.set_meta(_COMPACTED + scope_text(scope), json.dumps(merged))
+
+    @contextmanager
+    def _zeroing_freed(self) -> Iterator[None]:
+        """On SQLite, have the statements inside zero in place what they free
+        (`secure_delete`): an erased value's cell and overflow pages, the
+        change index rows made again, a commit's reason. Then `scrub` need
+        not rewrite the whole file (`engine/scrub.py`). PostgreSQL has no
+        such setting: its `scrub` rewrites the tables."""
+        if not isinstance(self.cur, sqlite3.Cursor):
+            yield
+            return
+        (before,) = self.cur.execute("PRAGMA secure_delete").fetchone()
+        self.cur.execute("PRAGMA secure_delete = ON")
+        try:
+            yield
+        finally:
+            self.cur.execute(f"PRAGMA secure_delete = {int(before)}")
 
     def _texts_near(
         self, erased: Sequence[int], stale: Iterable[int]
@@ -377,19 +411,46 @@ def _redacted_labels(labels: str, needle: str) -> str | None:
 def _strings(value: Any) -> str:
     """Every string and number in a value (keys too), one per line, folded
     as `_folded` does."""
+    return _folded("\n".join(_walk(value)))
 
-    def walk(node: Any) -> Iterator[str]:
-        if isinstance(node, Mapping):
-            for name, inner in node.items():
-                yield str(name)
-                yield from walk(inner)
-        elif isinstance(node, list):
-            for inner in node:
-                yield from walk(inner)
-        elif node is not None:
-            yield str(node)
 
-    return _folded("\n".join(walk(value)))
+def _walk(node: Any) -> Iterator[str]:
+    """Every string and number in a value (keys too), as `str`."""
+    if isinstance(node, Mapping):
+        for name, inner in node.items():
+            yield str(name)
+            yield from _walk(inner)
+    elif isinstance(node, list):
+        for inner in node:
+            yield from _walk(inner)
+    elif node is not None:
+        yield str(node)
+
+
+def _as_written(texts: Iterable[str], contains: str | None) -> tuple[str, ...]:
+    """What of `texts` a redaction erased, as JSON writes a string (the log's
+    values and labels): with `contains`, each place it holds that text in
+    any case (or the whole text, where only Unicode folding finds it) and
+    the text itself; otherwise each whole text.
+
+    >>> _as_written(['Trip to "Paris"', "paris!"], "PARIS")
+    ('PARIS', 'Paris', 'paris')
+    >>> _as_written(["lives in Lyon", "9"], None)
+    ('9', 'lives in Lyon')
+    """
+    found = set()
+    for text in texts:
+        if contains is None:
+            found.add(text)
+            continue
+        places = re.findall(re.escape(contains), text, re.IGNORECASE)
+        if places:
+            found.update(places)
+        elif _folded(contains) in _folded(text):
+            found.add(text)
+    if contains is not None:
+        found.add(contains)
+    return tuple(sorted(orjson.dumps(text).decode()[1:-1] for text in found))
 
 
 def _folded(text: str) -> str:

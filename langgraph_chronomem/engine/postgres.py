@@ -349,9 +349,12 @@ class PostgresEngine:
             )
         return depth
 
-    def scrub(self) -> bool:
+    def scrub(self, erased: Sequence[str] = ()) -> bool:
         """Rewrite the log's tables (`VACUUM FULL`), so no dead row keeps an
-        erased value. The server's write-ahead log segments and any backups
+        erased value: PostgreSQL leaves a row's old version in its page until
+        the space is reused, and has no way to overwrite it in place, so this
+        costs the size of the four tables whatever was `erased` (the texts,
+        unused here). The server's write-ahead log segments and any backups
         keep what they recorded until they are recycled: that is the
         operator's to manage. Returns True.
         """

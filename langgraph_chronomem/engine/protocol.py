@@ -61,10 +61,11 @@ class LogEngine(Protocol):
         """Apply another component's named migrations; returns the names applied."""
         ...
 
-    def scrub(self) -> bool:
+    def scrub(self, erased: Sequence[str] = ()) -> bool:
         """Overwrite the database's own leftover copies of erased values (free
-        pages, dead rows, the write-ahead log); False if something held part
-        of it back, to try again later."""
+        pages, dead rows, the write-ahead log), checked against the texts
+        `erased` where given; False if something held part of it back, to
+        try again later."""
         ...
 
     def close(self) -> None:

@@ -31,6 +31,7 @@ import orjson
 
 from langgraph_chronomem.engine import migrations
 from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.scrub import holding, zero_free_pages
 from langgraph_chronomem.engine.sql import Dialect
 from langgraph_chronomem.engine.sqlite_file import connect, enable_wal, storage_error
 from langgraph_chronomem.engine.terms import terms, terms_json
@@ -803,10 +804,15 @@ class SqliteEngine:
             self._wait_like_sqlite()
             return self._migrate(steps)
 
-    def scrub(self) -> bool:
-        """Leave no copy of erased content in the file: rebuild it (`VACUUM`
-        writes only live rows, so no free page or free space in a page keeps
-        an old value) and empty the write-ahead log into it. Returns False if
+    def scrub(self, erased: Sequence[str] = ()) -> bool:
+        """Leave no copy of erased content in the file, and empty the
+        write-ahead log into it. Given the texts `erased` (as written), by
+        changes made with `secure_delete` on (as `redact` makes them), it
+        costs what is free: the free pages are zeroed, then the file is read
+        for those texts, and rewritten only if one is still there (a copy an
+        older write left in a page's free space); see `engine/scrub.py`.
+        Otherwise it is rewritten (`VACUUM` writes only live rows, so no free
+        page or free space in a page keeps an old value). Returns False if
         another connection's open transaction kept the log from being emptied
         (its frames may still hold old pages): call it again later.
         """
@@ -814,9 +820,17 @@ class SqliteEngine:
         with self._lock, self._storage_faults(wrote=True):
             self.check_open()
             self._wait_like_sqlite()
+
+            def emptied() -> bool:
+                checkpoint = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                return int(checkpoint.fetchone()[0]) == 0
+
+            if erased:
+                zero_free_pages(self.conn)
+                if emptied() and not holding(self.path, erased):
+                    return True
             self.conn.execute("VACUUM")
-            busy, _, _ = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-            return int(busy) == 0
+            return emptied()
 
     def check_open(self) -> None:
         """Raise `StorageError` once the engine is closed."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 from urllib.parse import urlsplit
 
+from langgraph_chronomem.engine.scrub import zero_free_pages
 from langgraph_chronomem.errors import ConfigError, StorageError
 
 try:
@@ -200,10 +201,9 @@ def scrub_embedded(path: Path) -> bool:
 def _zero_free_space(conn: Any) -> None:
     """Overwrite every byte of Chroma's SQLite file that no row holds, and
     every write of its queue that a later one of the same vector replaced:
-    the queue written again (a page of it keeps purged writes in its free
-    space), and the free pages filled with zeros by a row of zeros, dropped
-    again; `secure_delete` zeroes what each step frees. The write-ahead log
-    is emptied into the file."""
+    the queue written again with `secure_delete` on (a page of it keeps
+    purged writes in its free space), then the free pages zeroed
+    (`zero_free_pages`), and the write-ahead log emptied into the file."""
     conn.execute("PRAGMA secure_delete = ON")
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -218,15 +218,11 @@ def _zero_free_space(conn: Any) -> None:
             queue = sorted(last.values())
             marks = ", ".join("?" * len(queue[0]))
             conn.executemany(f"INSERT INTO embeddings_queue VALUES ({marks})", queue)
-        (free,) = conn.execute("PRAGMA freelist_count").fetchone()
-        (page,) = conn.execute("PRAGMA page_size").fetchone()
-        conn.execute("CREATE TABLE chronomem_zeros (zeros BLOB)")
-        conn.execute("INSERT INTO chronomem_zeros VALUES (zeroblob(?))", (free * page,))
-        conn.execute("DROP TABLE chronomem_zeros")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    zero_free_pages(conn)
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 

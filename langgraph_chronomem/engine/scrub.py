@@ -1,0 +1,74 @@
+"""Erased bytes out of a SQLite file, at the cost of what was erased.
+
+`VACUUM` rewrites the whole file to leave nothing but live rows: its cost is
+the file's size. A redaction made with SQLite's `secure_delete` on has zeroed
+in place every cell it rewrote or deleted; what is left is the free pages
+(`zero_free_pages`) and, now and then, a copy an older write left in a page's
+free space (a row that grew moved within its page). `holding` reads the file
+for the erased texts, so a caller can rewrite it only when one is still there.
+
+    >>> import sqlite3, tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "demo.sqlite3"
+    >>> conn = sqlite3.connect(path, isolation_level=None)
+    >>> _ = conn.execute("PRAGMA secure_delete = OFF")  # most builds' default
+    >>> _ = conn.execute("CREATE TABLE notes (text TEXT)")
+    >>> _ = conn.execute("INSERT INTO notes VALUES (?)", ("Zorbanite " * 2000,))
+    >>> _ = conn.execute("DELETE FROM notes")  # its pages freed, not zeroed
+    >>> path.read_bytes().count(b"Zorbanite")
+    1995
+    >>> zero_free_pages(conn)
+    >>> path.read_bytes().count(b"Zorbanite")  # the start of the row, in its page
+    363
+    >>> holding(path, ["Zorbanite", "Lyon"])  # so the file is rewritten
+    ['Zorbanite']
+    >>> conn.close()
+"""
+
+from __future__ import annotations
+
+import mmap
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["holding", "zero_free_pages"]
+
+_ZEROS = "chronomem_zeros"  # the scratch table whose row of zeros fills the pages
+
+
+def zero_free_pages(conn: Any) -> None:
+    """Overwrite every free page of the connection's database with zeros, in
+    one transaction: a row of zeros as large as the free space takes the
+    pages (SQLite reuses free pages before it grows the file), and is
+    dropped again with `secure_delete` on. Costs what is free, not the file.
+    The caller empties the write-ahead log into the file after."""
+    before = conn.execute("PRAGMA secure_delete").fetchone()[0]
+    conn.execute("PRAGMA secure_delete = ON")
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            (free,) = conn.execute("PRAGMA freelist_count").fetchone()
+            (page,) = conn.execute("PRAGMA page_size").fetchone()
+            if free:
+                conn.execute(f"CREATE TABLE {_ZEROS} (zeros BLOB)")
+                conn.execute(
+                    f"INSERT INTO {_ZEROS} VALUES (zeroblob(?))", (free * page,)
+                )
+                conn.execute(f"DROP TABLE {_ZEROS}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.execute(f"PRAGMA secure_delete = {int(before)}")
+
+
+def holding(path: Path, texts: Sequence[str]) -> list[str]:
+    """Which of `texts` the file's bytes hold (UTF-8, as written)."""
+    if not path.exists() or not path.stat().st_size:
+        return []
+    with (
+        path.open("rb") as file,
+        mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data,
+    ):
+        return [text for text in texts if data.find(text.encode()) >= 0]
