@@ -12,6 +12,7 @@ is looked at.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -33,7 +34,9 @@ from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.search.vectors import CHANGES, VectorIndex
 from langgraph_chronomem.store import DATABASE_FILE
+from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
 from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
+from tests.test_projections import ENV, REPO
 from tests.test_search import bag_of_words, chroma
 
 ALICE = ("memories", "alice")
@@ -309,3 +312,47 @@ def test_close_does_not_wait_for_the_followers_model_load(
         assert all(p.behind == 0 for p in again.stats().projections)
         resolution = again.resolve(ALICE, "undo what I said about my sister's cafe")
         assert resolution.best is not None and resolution.best.commit.version == 1
+
+
+def test_processes_on_one_log_share_one_background_catch_up(
+    tmp_path: Path,
+    chroma_server: ChromaServer,  # noqa: F811
+) -> None:
+    """Two processes open a store on a log with a backlog of change vectors
+    (another process's writes), sharing a Chroma server: their followers
+    embed every change once between them, never the same batch twice (the
+    code before had both embed the whole backlog)."""
+    root = tmp_path / "store"
+    root.mkdir()
+    engine = SqliteEngine(root / DATABASE_FILE, scope_depth=2)
+    commit(engine, ALICE, range(200))
+    commit(engine, BOB, range(200))
+    engine.close()
+    go = tmp_path / "go"
+    children = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests._catchup_child",
+                str(root),
+                chroma_server.url,
+                str(go),
+            ],
+            cwd=REPO,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    for child in children:
+        assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    go.touch()
+    embedded = []
+    for child in children:
+        out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err[-3000:]
+        embedded.append(int(out.split()[-1]))
+    assert sum(embedded) == 400, embedded

@@ -23,6 +23,7 @@ every projection to rebuild the scope it reset.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -41,6 +42,8 @@ from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.engine.values import decode_value
 
 __all__ = ["VECTOR_LOG", "HeadRow", "ProjectionFeed", "ProjectionState"]
+
+_LEASE = "catch-up lease {}"  # the setting holding a projection's lease
 
 VECTOR_LOG = "vector_log"
 """The setting that names this log among the logs sharing a Chroma: its
@@ -99,7 +102,7 @@ class ProjectionFeed:
     """Reads for projections, inside one log transaction."""
 
     def __init__(self, tx: LogTransaction) -> None:
-        self.cur, self.sql = tx.cur, tx.sql
+        self.tx, self.cur, self.sql = tx, tx.cur, tx.sql
 
     def state(self, name: str) -> ProjectionState:
         """The projection's mark; one never saved starts at 0 (the whole log)."""
@@ -144,6 +147,52 @@ class ProjectionFeed:
         """Count a part of the projection made again outside a rebuild, so
         other stores read their copies anew. Needs a write transaction."""
         self.cur.execute(self.sql.REMADE, (name,))
+
+    def leased_to_another(self, name: str, owner: str) -> bool:
+        """Whether another owner than `owner` holds an unexpired lease on
+        projection `name`'s catch-up (see `lease`): a read, to skip the write
+        transaction `lease` takes."""
+        held = self._lease(name)
+        return held is not None and held[0] != owner and held[1] > time.time()
+
+    def lease(self, name: str, owner: str, *, seconds: float) -> bool:
+        """Take, or renew, the lease on projection `name`'s catch-up for
+        `owner` (a process's catch-up of the shared log) for `seconds`, unless
+        another owner holds one that has not expired. Returns whether `owner`
+        holds it now. Compare and set: the projection's row is locked first
+        (on PostgreSQL; a SQLite write transaction holds the whole file), so
+        of two stores asking at once one gets it. Needs a write transaction.
+
+            >>> import tempfile, pathlib
+            >>> from langgraph_chronomem.engine import SqliteEngine
+            >>> engine = SqliteEngine(pathlib.Path(tempfile.mkdtemp()) / "l.sqlite3")
+            >>> with engine.transaction(write=True) as tx:
+            ...     feed = ProjectionFeed(tx)
+            ...     [feed.lease("demo", owner, seconds=30) for owner in "ab"]
+            [True, False]
+            >>> engine.close()
+        """
+        self.cur.execute(self.sql.PROJECTION_FOR_UPDATE, (name,)).fetchall()
+        if self.leased_to_another(name, owner):
+            return False
+        until = time.time() + seconds
+        self.tx.set_meta(_LEASE.format(name), json.dumps([owner, until]))
+        return True
+
+    def release(self, name: str, owner: str) -> None:
+        """Give up `owner`'s lease on `name`'s catch-up, if it holds it.
+        Needs a write transaction."""
+        self.cur.execute(self.sql.PROJECTION_FOR_UPDATE, (name,)).fetchall()
+        held = self._lease(name)
+        if held is not None and held[0] == owner:
+            self.tx.set_meta(_LEASE.format(name), json.dumps([owner, 0]))
+
+    def _lease(self, name: str) -> tuple[str, float] | None:
+        stored = self.tx.meta(_LEASE.format(name))
+        if stored is None:
+            return None
+        owner, until = json.loads(stored)
+        return str(owner), float(until)
 
     def forget(self, name: str) -> None:
         """Drop the mark of a projection that is gone for good."""

@@ -460,7 +460,10 @@ class SearchIndex:
         Chroma is not opened only to find nothing to do: each open of an
         embedded one writes its empty index files again, from memory it
         never fills (see `scrub`); nor, unless `asked` (by `settle`), for a
-        store whose change vectors do not follow writes (`follow_writes`)."""
+        store whose change vectors do not follow writes (`follow_writes`).
+        The follower's catch-up of the change vectors is shared by the
+        processes on the log (a lease: one embeds, the others skip); one
+        `asked` does it whatever the lease says."""
         applied = 0
         names = self.kept_projections() if asked or self._opens_vectors else ()
         if self._vectors is not None or (names and lagging(self.engine, names)):
@@ -468,7 +471,9 @@ class SearchIndex:
                 with self._follower.detached():
                     models.load_embeddings(self.embeddings)
             applied = self._on_vectors(
-                lambda vectors: vectors.catch_up(steps=1, batch=_FOLLOW_BATCH)
+                lambda vectors: vectors.catch_up(
+                    steps=1, batch=_FOLLOW_BATCH, shared=not asked
+                )
             )
         with self.engine.transaction(write=True) as tx:
             tx.index_changes()
@@ -568,11 +573,21 @@ class SearchIndex:
                 "the store was closed while waiting for its index; what the "
                 "index lacks is caught up when the store is opened again"
             )
-        if self._follower.failing or async_only or not self._opens_vectors:
+        if (
+            self._follower.failing
+            or async_only
+            or not self._opens_vectors
+            or self._lags()  # left to another process's follower (its lease)
+        ):
             while self._follow(asked=True):
                 if deadline is not None and time.monotonic() > deadline:
                     return False
         return True
+
+    def _lags(self) -> bool:
+        """Whether a collection this store keeps lags behind the log."""
+        names = self.kept_projections()
+        return bool(names) and lagging(self.engine, names)
 
     def searching(self, read: Callable[[VectorIndex], T]) -> T:
         """`read(vectors)`, with every write that returned applied to the item

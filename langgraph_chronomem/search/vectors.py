@@ -33,6 +33,7 @@ import contextlib
 import hashlib
 import json
 import logging
+import os
 import secrets
 import threading
 import time
@@ -86,6 +87,10 @@ _RETIRED = (  # collections of older versions, dropped with their marks
     CHANGES,
 )
 _BATCH = 256  # commits per catch-up step
+# How long a follower's lease on the shared change catch-up lasts unless
+# renewed (every step renews it): a process that died holding it delays the
+# others' background catch-up this long at most.
+_LEASE_SECONDS = 30.0
 _WHOLE = 32  # a backlog an undo applies whole, for every scope
 _SWEEP_PAGE = 5000  # item vectors read at a time by a sweep
 # What a Chroma server says when a read races another client's write (seen
@@ -398,6 +403,7 @@ class VectorIndex:
         # changes, and the collection's mark then.
         self._scope_marks: dict[str, tuple[int, int]] = {}
         self._undos = 0  # undos waiting for the change collection
+        self._owner = f"{os.getpid()}-{secrets.token_hex(4)}"  # leases' holder
         self._swept = False  # whether the item collection was swept since open
 
     def _name_own(self, old: str, new: str, listed: set[str], *, rename: bool) -> None:
@@ -553,6 +559,7 @@ class VectorIndex:
         batch: int = _BATCH,
         upto: int | None = None,
         progress: Progress | None = None,
+        shared: bool = True,
     ) -> int:
         """Apply the commits the collections have not seen. Returns how many
         (the most of any one collection; a batch another store's catch-up
@@ -563,11 +570,17 @@ class VectorIndex:
             changes: Catch up the change collection.
             steps: At most this many batches per collection (default: all), so
                 a background follower never holds a collection's lock long.
+                Such a catch-up of the change collection is shared by every
+                store on the log: it goes on only under a lease in the log
+                (`ProjectionFeed.lease`), so of several processes' followers
+                one embeds the backlog while the others skip it (unless
+                `shared` is False: a caller that waits for the whole log).
             batch: Commits per batch.
             upto: Stop at this commit `seq` (default: the log's end, read
                 again after every batch, which a busy writer keeps moving).
             progress: Called as `progress(done, total)` after every batch, in
                 commits applied over all the collections caught up.
+            shared: Whether a bounded catch-up of the changes takes the lease.
         """
         appliers = {}
         if items and self.items is not None:
@@ -581,10 +594,25 @@ class VectorIndex:
             advance = self._tally(list(appliers), progress)
         applied = 0
         for name, apply in appliers.items():
+            leased = shared and steps is not None and name == self.changes.name
+            if leased and not self._lease(name):
+                continue  # another process's follower embeds this backlog
             with self._locks[name]:
                 done = self._catch_up(name, apply, steps, batch, upto, advance)
+            if leased and not done:  # caught up: another may go on later
+                with self.engine.transaction(write=True) as tx:
+                    ProjectionFeed(tx).release(name, self._owner)
             applied = max(applied, done)
         return applied
+
+    def _lease(self, name: str) -> bool:
+        """Take or renew this store's lease on `name`'s background catch-up;
+        whether it holds it. Read first: a held lease costs no write."""
+        with self.engine.transaction(write=False) as tx:
+            if ProjectionFeed(tx).leased_to_another(name, self._owner):
+                return False
+        with self.engine.transaction(write=True) as tx:
+            return ProjectionFeed(tx).lease(name, self._owner, seconds=_LEASE_SECONDS)
 
     def _tally(self, names: Sequence[str], progress: Progress) -> Callable[[int], None]:
         """A counter of applied commits that reports to `progress`, starting at 0."""
