@@ -16,7 +16,7 @@ that code too, interleaved in one run:
 - `compact(keep_last=2)` of the user's scope, vacuum on (the default).
 
     python benchmarks/forgetting.py --before /tmp/before      # 1k, 10k, 100k
-    python benchmarks/forgetting.py --quick                    # 100 and 300
+    python benchmarks/forgetting.py --quick                    # 200 commits
 """
 
 from __future__ import annotations
@@ -121,7 +121,11 @@ def measure(code: Path, operation: str, store: Path, scratch: Path) -> dict[str,
 
 
 def run(
-    sizes: Sequence[int], repeats: int, before: Path | None, before_upto: int
+    sizes: Sequence[int],
+    repeats: int,
+    before: Path | None,
+    before_upto: int,
+    after: Path = ROOT,
 ) -> list[dict[str, Any]]:
     from benchmarks.report import progress
 
@@ -130,7 +134,7 @@ def run(
     try:
         for size in sizes:
             store = scratch / f"store-{size}"
-            codes = {"after": ROOT}
+            codes = {"after": after}
             if before is not None and size <= before_upto:
                 codes = {"before": before, **codes}
             # by the oldest code: the newer opens it (and upgrades each copy)
@@ -174,12 +178,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--before", type=Path, help="a checkout of earlier code")
     parser.add_argument(
+        "--after", type=Path, default=ROOT, help="the code to compare (this checkout)"
+    )
+    parser.add_argument(
         "--before-up-to",
         type=int,
         default=10000,
         help="measure the earlier code up to this many commits (it re-embeds all)",
     )
-    parser.add_argument("--quick", action="store_true", help="100 and 300 commits")
+    parser.add_argument("--quick", action="store_true", help="200 commits, once")
     parser.add_argument("--out", type=Path, help="also write the markdown here")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
@@ -195,8 +202,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from benchmarks.report import header, machine_info, write_report
 
     if args.quick:
-        args.sizes, args.repeats = [100, 300], 1
-    results = run(args.sizes, args.repeats, args.before, args.before_up_to)
+        args.sizes, args.repeats = [200], 1
+    results = run(args.sizes, args.repeats, args.before, args.before_up_to, args.after)
     command = "python benchmarks/forgetting.py" + (
         " --quick" if args.quick else f" --sizes {' '.join(map(str, args.sizes))}"
     )

@@ -72,9 +72,10 @@ OPS = get_args(Op)
 
 Phases = Callable[[str, int, "int | None"], None]
 """Told `(phase, done, total)` as `redact` or `compact` advances: phase
-`erase` (per scope), `vectors` (Chroma made anew) or `vacuum` (the file
-rewritten); `total` is `None` until a phase's size is known, and a phase
-ends with `done == total`."""
+`erase` (per scope), `vectors` (the erased values' vectors deleted, the
+changes that read them embedded again) or `vacuum` (the files scrubbed);
+`total` is `None` until a phase's size is known, and a phase ends with
+`done == total`."""
 
 
 @contextmanager
@@ -492,16 +493,18 @@ class VersionControl(TagControl):
             source: Only versions written by commits labelled with this source
                 (`commit_context(labels={"source": ...})`).
             dry_run: Report what would be erased, and change nothing.
-            scrub: Also overwrite every leftover copy: on SQLite the file is
-                rebuilt (`VACUUM`) and its write-ahead log emptied; on
-                PostgreSQL the log's tables are rewritten (`VACUUM FULL`);
-                Chroma's collections are made anew from the log (every change
-                embedded again, as `reindex` does) and an embedded Chroma's
-                file rewritten. Done even when nothing matched, for an earlier
-                redaction whose scrub was held back; `scrubbed` says whether it
-                was done in full. Without it, the content is gone from every
-                read path and the scope's vectors are made again, but free
-                pages and Chroma's internal queue may keep old bytes.
+            scrub: Also overwrite every leftover copy: on SQLite the free
+                pages are zeroed, the write-ahead log emptied and the file read
+                for the erased text, rewritten (`VACUUM`) only if a copy is
+                still there; on PostgreSQL the log's tables are rewritten
+                (`VACUUM FULL`); an embedded Chroma's files are cleaned in
+                place (its queue, free pages, deleted vectors). Done even when
+                nothing matched, for an earlier redaction whose scrub was held
+                back; `scrubbed` says whether it was done in full. Without it,
+                the content is gone from every read path and its vectors are
+                deleted, but free pages and Chroma's internal queue may keep
+                old bytes. Either way only the erased versions' vectors go,
+                and only the changes that read them are embedded again.
             reason: Why (recorded on the redact commit).
             author: Who redacts (recorded on the redact commit).
             progress: Told each phase as it starts and ends (see `Phases`).
