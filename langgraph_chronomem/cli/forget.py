@@ -104,7 +104,7 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
 
 _PHASES = {
     "erase": "erasing",
-    "vectors": "making the vectors anew",
+    "vectors": "erasing their vectors",
     "vacuum": "rewriting the database file",
 }
 
