@@ -396,6 +396,17 @@ MIGRATIONS = [
                 USING gin ((value::jsonb) jsonb_path_ops) WHERE valid_to IS NULL""",
         ),
     ),
+    Migration(
+        "0010_head_values_in_place",
+        (
+            # A put adds its entries to the index itself, not to the list of
+            # pending ones GIN keeps by default, which every search read
+            # whole until a vacuum: after loading 10k items, a search took
+            # 2-8 ms where the index alone answers in 0.5 ms.
+            "ALTER INDEX items_head_values SET (fastupdate = off)",
+            "SELECT gin_clean_pending_list('items_head_values')",
+        ),
+    ),
 ]
 
 
@@ -448,6 +459,13 @@ def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
     raise InvalidFilterError(f"cannot compare {key!r} with {operand!r}")
 
 
+# Statements holding it are planned for their values each time (`Cursor`):
+# a prepared statement's generic plan cannot tell a selective filter on one
+# big scope from a selective prefix among many, and read HEAD's rows under
+# the prefix one by one (18 ms at 10k items, where the index took 0.5 ms).
+_CONTAINS = "value::jsonb @> ?::jsonb"
+
+
 def _contains(key: str, operand: Any) -> tuple[str, list[Any]] | None:
     """A condition every value whose field `key` equals `operand` meets, which
     the index `items_head_values` answers: the value contains
@@ -468,7 +486,7 @@ def _contains(key: str, operand: Any) -> tuple[str, list[Any]] | None:
         text = orjson.dumps(nested).decode()
     except TypeError:  # an int past 64 bits
         return None
-    return "value::jsonb @> ?::jsonb", [text]
+    return _CONTAINS, [text]
 
 
 def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
@@ -646,7 +664,7 @@ class Cursor:
         return None if row is None else int(row[0])
 
     def _open(self, sql: str | None = None, params: Sequence[Any] = ()) -> None:
-        """Begin the transaction, if not yet, with `sql` (psycopg's) when given."""
+        """Begin the transaction, if not yet, with `sql` (shared SQL) when given."""
         if self.state == "ended":
             raise RuntimeError(
                 "this transaction ended with its one statement (`alone`): "
@@ -654,7 +672,7 @@ class Cursor:
             )
         if self._begin is None or self.state == "open":
             if sql is not None:
-                self._cur.execute(sql, params)
+                self._send(sql, params)
             return
         for attempt in range(self.RETRIES):
             try:
@@ -663,7 +681,7 @@ class Cursor:
                 else:
                     with self._cur.connection.pipeline():
                         self._cur.execute(self._begin)
-                        self._cur.execute(sql, params)
+                        self._send(sql, params)
                 break
             except psycopg.OperationalError:
                 last = attempt + 1 == self.RETRIES
@@ -672,8 +690,14 @@ class Cursor:
                 self._cur = self._reconnect()
         self.state = "open"
 
+    def _send(self, sql: str, params: Sequence[Any]) -> None:
+        """Send shared SQL, prepared as psycopg decides, except a filter the
+        index of HEAD values answers (`_CONTAINS`)."""
+        prepare = False if _CONTAINS in sql else None
+        self._cur.execute(psycopg_sql(sql), params, prepare=prepare)
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
-        self._open(psycopg_sql(sql), params)
+        self._open(sql, params)
         return self._cur
 
     def alone(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor[Any]:
