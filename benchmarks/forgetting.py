@@ -2,14 +2,17 @@
 as the store grows (issue 33, item 3: they should cost what they erase).
 
 A default store (`ChronoStore.from_path(dir, scope_depth=2)`, no `index=`)
-holding one user's memory: N commits of one put each over N/10 items, one
-version in the middle holding a secret, and one undo asked, so the change
-vectors the undo search reads exist for every commit. Each store is built
-once, then copied for every measurement; each measurement runs in a fresh
-process (its model loaded and Chroma open before the clock starts, as in an
-app that has undone once), with the code of this
-checkout and, given `--before DIR` (a `git worktree` of an earlier commit),
-that code too, interleaved in one run:
+holding one user's memory: N commits of one put each over N/10 items (UUID
+keys, as LangMem makes them), their values drawn from 64 memory texts (so a
+100k-commit store is built in minutes: the texts, not the commits, are
+embedded once per batch), one version in the middle holding a secret, and one
+undo asked, so the change vectors the undo search reads exist for every
+commit. Each store is built once, by the oldest code measured, then copied
+for every measurement; each measurement runs in a fresh process (its model
+loaded, Chroma open and its follower idle before the clock starts, as in an
+app that has undone once), with the code of this checkout and, given
+`--before DIR` (a `git worktree` of an earlier commit), that code too,
+interleaved in one run:
 
 - `redact(contains=<secret>)` of that one version, scrub on (the default);
   after it, no file of the store holds the secret's bytes;
@@ -40,20 +43,33 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
 
 USER = ("memories", "user")
 SECRET = "Zorbanite syndrome"
-WORDS = ["sister", "visits", "spring", "plan", "trip", "coast", "kids", "garden"]
+TOPICS = [
+    "sister",
+    "spring trip",
+    "coast",
+    "kids",
+    "garden",
+    "new job",
+    "piano",
+    "diet",
+]
+PLACES = ["Lyon", "Oslo", "Lima", "Quito", "Cairo", "Rome", "Kyoto", "Perth"]
 
 
 def build(root: Path, commits: int) -> None:
     """The store: `commits` puts, one version holding the secret, one undo."""
+    import uuid
+
     from langgraph_chronomem import ChronoStore
 
-    items = max(commits // 10, 10)
+    keys = [str(uuid.UUID(int=n + 1)) for n in range(max(commits // 10, 10))]
     with ChronoStore.from_path(root, scope_depth=2) as store:
         for n in range(commits):
-            text = " ".join(WORDS[(n + i) % len(WORDS)] for i in range(12))
+            topic, place = TOPICS[n % 8], PLACES[(n // 8) % 8]
+            text = f"User talked about the {topic} while in {place}"
             if n == commits // 2:
                 text = f"User was diagnosed with {SECRET}"
-            store.put(USER, f"note-{n % items}", {"content": f"User {n}: {text}"})
+            store.put(USER, keys[n % len(keys)], {"content": text})
         store.resolve(USER, "undo the note about the garden")  # change vectors
         store.wait_for_index()
 
@@ -164,6 +180,7 @@ def run(
                         }
                     )
             shutil.rmtree(store, ignore_errors=True)
+            progress(json.dumps(results[-4:]))  # kept if a longer size is stopped
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return results
