@@ -23,7 +23,10 @@ commit to a scope is one call of a server-side function (`chronomem_write`)
 that takes the scope's lock and writes the rows and the commit, and a store
 batch whose only statement is that call (a put) sends it without `BEGIN` and
 `COMMIT`, so the server commits it as it ends: one round trip, where the
-statements one by one took seven.
+statements one by one took seven. Any other transaction sends its `BEGIN`
+with its first statement (a pipeline), so a read waits twice, as
+`PostgresStore`'s does. A filtered search at HEAD finds the rows an equality
+filter matches in an index of HEAD values (`postgres_sql.py`).
 
 The undo search's word stage is FTS5's BM25 computed in SQL over a table of
 per-change term counts (`postgres_sql.py`), with its statistics counted within
