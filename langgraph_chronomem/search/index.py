@@ -527,7 +527,7 @@ class SearchIndex:
     def scrub(self) -> bool:
         """Leave no byte of an erased value in an embedded Chroma's files:
         close it and clean them (`scrub_embedded`); the next use opens it
-        again. Call it after `erase`. Returns False for a Chroma server or a
+        again. Call it after `erasing`. Returns False for a Chroma server or a
         caller's client, whose files are not this store's to rewrite, and
         when the files could not be cleaned: another store of this process
         has them open, or they are in a format this version does not know.
@@ -540,8 +540,9 @@ class SearchIndex:
         path = self.directory / CHROMA_DIR
         with self._lock:  # no search opens it again while its files are cleaned
             vectors, self._vectors = self._vectors, None
-            if vectors is not None:
-                vectors.client.close()  # its last holder writes its files
+            with held(vectors):  # the follower's step in progress ends first
+                if vectors is not None:
+                    vectors.client.close()  # its last holder writes its files
             if not closed_chroma(path):
                 return False
             self._scrubbed = True  # cleaned again on close: see `close`
