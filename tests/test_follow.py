@@ -272,3 +272,27 @@ def test_a_search_never_waits_on_a_writer_that_keeps_writing(
             stop.set()
             writer.join()
         assert [hits[0].key for hits in found] == ["home"] * 5
+
+
+def test_a_background_follower_waits_for_a_burst_of_writes_to_end() -> None:
+    """A store's follower takes no step while writes keep poking it (its
+    transactions and model would slow them on a busy machine), and catches
+    up once they pause; `settle` waits for that step."""
+    from langgraph_chronomem.search.follow import Follower
+
+    steps: list[float] = []
+
+    def step() -> bool:
+        steps.append(time.monotonic())
+        return False
+
+    follower = Follower(step, name="chronomem-follow-burst", background=True)
+    end = time.monotonic() + 1.0
+    while time.monotonic() < end:
+        follower.poke()
+        time.sleep(0.01)
+    last_poke = time.monotonic()
+    assert steps == []  # the code before stepped all through the burst
+    assert follower.settle(timeout=10)
+    assert len(steps) == 1 and steps[0] >= last_poke + 0.2
+    follower.stop()

@@ -26,6 +26,7 @@ import logging
 import os
 import sys
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterator
 
@@ -39,6 +40,9 @@ _running: weakref.WeakSet[Follower] = weakref.WeakSet()
 # The nice value of a background follower's thread: the model's own threads,
 # made in it, take it too, so a write never waits for the cores it embeds on.
 _BACKGROUND_NICE = 10
+# How long a background follower waits for the pokes to stop (a burst of
+# writes) before a step: its transactions and model never contend with them.
+_QUIET = 0.25
 
 
 @atexit.register
@@ -68,7 +72,8 @@ class Follower:
         name: The thread's name.
         background: Run the steps at a low priority (on Linux, where a
             thread has a nice value of its own, inherited by the threads it
-            starts): the caller's threads go first on a busy machine.
+            starts), and only once the pokes have paused for `_QUIET`
+            seconds: during a burst of writes the caller's threads go first.
     """
 
     def __init__(
@@ -79,6 +84,7 @@ class Follower:
         self._background = background
         self._wake = threading.Condition()
         self._poked = False
+        self._last_poke = 0.0
         self._busy = False
         self._stopped = False
         self._detached = False  # the step is in a part `stop` does not wait for
@@ -91,6 +97,7 @@ class Follower:
             if self._stopped:
                 return
             self._poked = True
+            self._last_poke = time.monotonic()
             if self._thread is None:
                 self._thread = threading.Thread(
                     target=self._run, name=self._name, daemon=True
@@ -158,12 +165,13 @@ class Follower:
         while True:
             with self._wake:
                 self._wake.wait_for(lambda: self._poked or self._stopped)
+                self._wait_for_quiet()
                 if self._stopped:
                     self._wake.notify_all()
                     return
                 self._poked, self._busy = False, True
             try:
-                while self._step() and not self._stopped:
+                while self._step() and not (self._stopped or self._interrupted()):
                     pass
             except _Stopped:
                 pass
@@ -187,6 +195,26 @@ class Follower:
                 with self._wake:
                     self._busy = False
                     self._wake.notify_all()
+
+    def _wait_for_quiet(self) -> None:
+        """For a background follower: wait (holding `_wake`) until no poke
+        came for `_QUIET` seconds, or the follower is stopped."""
+        while self._background and not self._stopped:
+            left = self._last_poke + _QUIET - time.monotonic()
+            if left <= 0:
+                return
+            self._wake.wait(left)
+
+    def _interrupted(self) -> bool:
+        """Whether a background follower was poked again within `_QUIET`
+        seconds: it goes back to waiting for the burst to end (still
+        poked, so `settle` waits for it)."""
+        if not self._background:
+            return False
+        with self._wake:
+            if self._poked and time.monotonic() - self._last_poke < _QUIET:
+                return True
+        return False
 
 
 def _lower_priority() -> None:
