@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import ensure_embeddings
+from langgraph.store.base import PutOp, ensure_embeddings
 
 from langgraph_chronomem import ChronoStore, models
 from langgraph_chronomem.engine import base
@@ -356,3 +356,26 @@ def test_processes_on_one_log_share_one_background_catch_up(
         assert child.returncode == 0, err[-3000:]
         embedded.append(int(out.split()[-1]))
     assert sum(embedded) == 400, embedded
+
+
+def test_a_scope_past_sqlites_variable_limit_is_searched_and_undone(
+    tmp_path: Path,
+) -> None:
+    """Chroma reads a read's vectors with one SQL variable per id and SQLite
+    allows 32,766: a scope of 33k changes (a user's long history), read whole,
+    failed every search by meaning and every undo with 'too many SQL
+    variables'. Read a page at a time, both work."""
+    count = 33_000
+    index = {"embed": lambda texts: [bag_of_words(t, 16) for t in texts], "dims": 16}
+    with ChronoStore.from_path(
+        tmp_path, scope_depth=2, index={**index, "fields": ["text"]}
+    ) as store:
+        store.batch(
+            [PutOp(ALICE, f"note-{n}", {"text": f"note {n}"}) for n in range(count)]
+        )
+        store.put(ALICE, "home", {"text": "I moved to Lisbon"})
+        hits = store.search(ALICE, query="moved to Lisbon", limit=2)
+        assert hits[0].key == "home"
+        resolution = store.resolve(ALICE, "undo the update about my move to Lisbon")
+        assert resolution.candidates
+        assert resolution.candidates[0].commit.version == store.head(ALICE)

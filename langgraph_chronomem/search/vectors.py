@@ -92,7 +92,7 @@ _BATCH = 256  # commits per catch-up step
 # others' background catch-up this long at most.
 _LEASE_SECONDS = 30.0
 _WHOLE = 32  # a backlog an undo applies whole, for every scope
-_SWEEP_PAGE = 5000  # item vectors read at a time by a sweep
+_SWEEP_PAGE = 5000  # vectors read at a time (a sweep, a top-up)
 # What a Chroma server says when a read races another client's write (seen
 # with four processes on one server), and the pauses before trying again.
 _RACED = "Error finding id"
@@ -927,16 +927,19 @@ class VectorIndex:
         items = self.items
         assert items is not None
         upto = {_item_id(ns, key): row for (ns, key), row in newest.items()}
-        where = {"item": {"$in": list(upto)}}
-        found = self._call(lambda: items.get(where=where, include=["metadatas"]))
+        listed, found = list(upto), []
+        for start in range(0, len(listed), _SWEEP_PAGE):  # see `_read_all`
+            where = {"item": {"$in": listed[start : start + _SWEEP_PAGE]}}
+            page = self._call(partial(items.get, where=where, include=["metadatas"]))
+            found += zip(page["ids"], page["metadatas"], strict=True)
         kept = head | {row.row_id for row in head_now()}
         stale = [
             id_
-            for id_, meta in zip(found["ids"], found["metadatas"], strict=True)
+            for id_, meta in found
             if meta["row"] not in kept and meta["row"] <= upto[meta["item"]]
         ]
-        if stale:
-            self._call(lambda: items.delete(ids=stale))
+        for start in range(0, len(stale), _SWEEP_PAGE):
+            self._call(partial(items.delete, ids=stale[start : start + _SWEEP_PAGE]))
 
     def _add_items(self, rows: Sequence[HeadRow]) -> None:
         items = self.items
@@ -1189,6 +1192,35 @@ class VectorIndex:
             )
             return self._kept_items
 
+    def _read_all(self, collection: Any, where: dict[str, Any]) -> dict[str, list]:
+        """The ids, embeddings and metadatas `where` selects, read a page at a
+        time: Chroma reads one page's vectors with one SQL variable per id,
+        and SQLite allows 32,766 (a scope of 40k changes failed in one read).
+        A vector met twice, on two pages a concurrent write shifted, counts once.
+        """
+        found: dict[str, list] = {"ids": [], "embeddings": [], "metadatas": []}
+        seen: set[str] = set()
+        offset = 0
+        while True:
+            page = self._call(
+                partial(
+                    collection.get,
+                    where=where,
+                    include=["embeddings", "metadatas"],
+                    limit=_SWEEP_PAGE,
+                    offset=offset,
+                )
+            )
+            for i, id_ in enumerate(page["ids"]):
+                if id_ not in seen:
+                    seen.add(id_)
+                    found["ids"].append(id_)
+                    found["embeddings"].append(page["embeddings"][i])
+                    found["metadatas"].append(page["metadatas"][i])
+            offset += len(page["ids"])
+            if len(page["ids"]) < _SWEEP_PAGE:
+                return found
+
     def _top_up(
         self,
         collection: Any,
@@ -1220,9 +1252,7 @@ class VectorIndex:
             kept = kept.emptied()  # a scope was made again since (another store's)
         newer: dict[str, Any] = {"row": {"$gt": kept.last_row}}
         condition = {"$and": [where, newer]} if where else newer
-        found = self._call(
-            lambda: collection.get(where=condition, include=["embeddings", "metadatas"])
-        )
+        found = self._read_all(collection, condition)
         fresh = [i for i, id_ in enumerate(found["ids"]) if id_ not in kept.early]
         if fresh:
             metas = [found["metadatas"][i] for i in fresh]
