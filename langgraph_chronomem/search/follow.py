@@ -45,12 +45,21 @@ _BACKGROUND_NICE = 10
 _QUIET = 0.25
 
 
+# How long an exiting process waits for a follower's step to end.
+_EXIT_WAIT = 60.0
+
+
 @atexit.register
 def _stop_all() -> None:
     """At exit, let every follower finish the step it is in (a Chroma write cut
-    short by the interpreter's exit could damage the index) and stop."""
+    short by the interpreter's exit could damage the index) and stop. Its
+    `detached` part too, which `stop` alone does not wait for: a thread still
+    inside a model's native code while the interpreter ends aborts the
+    process ("terminate called", exit code 134)."""
     for follower in list(_running):
         follower.stop()
+        if follower._thread is not None:
+            follower._thread.join(_EXIT_WAIT)
 
 
 class _Stopped(Exception):
