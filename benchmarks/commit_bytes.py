@@ -29,6 +29,7 @@ from langgraph.store.sqlite import SqliteStore
 
 from benchmarks.store_ops import memory
 from langgraph_chronomem import ChronoStore
+from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.store import DATABASE_FILE
 
 __all__ = ["main", "measure"]
@@ -59,6 +60,7 @@ def measure(items: int, root: Path) -> dict[str, float]:
         sqlite.put(namespace, key, value)
     commits = len(writes)
     engine = chrono._engine
+    assert isinstance(engine, SqliteEngine)
     path = root / "chrono" / DATABASE_FILE
     with engine.transaction(write=True) as tx:
         tx.index_changes()

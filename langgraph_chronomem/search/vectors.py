@@ -927,7 +927,8 @@ class VectorIndex:
         items = self.items
         assert items is not None
         upto = {_item_id(ns, key): row for (ns, key), row in newest.items()}
-        listed, found = list(upto), []
+        listed = list(upto)
+        found: list[tuple[str, Mapping[str, Any]]] = []
         for start in range(0, len(listed), _SWEEP_PAGE):  # see `_read_all`
             where = {"item": {"$in": listed[start : start + _SWEEP_PAGE]}}
             page = self._call(partial(items.get, where=where, include=["metadatas"]))
@@ -1192,13 +1193,13 @@ class VectorIndex:
             )
             return self._kept_items
 
-    def _read_all(self, collection: Any, where: dict[str, Any]) -> dict[str, list]:
+    def _read_all(self, collection: Any, where: dict[str, Any]) -> dict[str, list[Any]]:
         """The ids, embeddings and metadatas `where` selects, read a page at a
         time: Chroma reads one page's vectors with one SQL variable per id,
         and SQLite allows 32,766 (a scope of 40k changes failed in one read).
         A vector met twice, on two pages a concurrent write shifted, counts once.
         """
-        found: dict[str, list] = {"ids": [], "embeddings": [], "metadatas": []}
+        found: dict[str, list[Any]] = {"ids": [], "embeddings": [], "metadatas": []}
         seen: set[str] = set()
         offset = 0
         while True:
