@@ -26,6 +26,8 @@ from langgraph.store.base import PutOp, ensure_embeddings
 
 from langgraph_chronomem import ChronoStore, models
 from langgraph_chronomem.engine import base
+from langgraph_chronomem.engine.base import FULL_TEXT
+from langgraph_chronomem.engine.feed import ProjectionFeed
 from langgraph_chronomem.engine.postgres import PostgresEngine
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.rows import scope_key
@@ -379,3 +381,23 @@ def test_a_scope_past_sqlites_variable_limit_is_searched_and_undone(
         resolution = store.resolve(ALICE, "undo the update about my move to Lisbon")
         assert resolution.candidates
         assert resolution.candidates[0].commit.version == store.head(ALICE)
+
+
+def test_the_full_text_index_catches_up_a_step_at_a_time(engine: LogEngine) -> None:
+    """The follower indexes the words of a default store's changes as writes
+    land, in the write transaction every put and read of the store waits for:
+    a step takes at most `limit` commits and the next goes on from there, so
+    a backlog of thousands never holds the store for the whole of it."""
+    for n in range(70):
+        with engine.transaction(write=True) as tx:
+            tx.commit([Write(ALICE, f"k{n}", {"text": fact(n)})], CommitMeta())
+    steps = []
+    while True:
+        with engine.transaction(write=True) as tx:
+            steps.append(tx.index_changes(limit=32))
+            mark = ProjectionFeed(tx).state(FULL_TEXT).seq
+        if steps[-1] < 32:
+            break
+    assert steps == [32, 32, 6]
+    with engine.transaction(write=False) as tx:
+        assert mark == ProjectionFeed(tx).last_seq()

@@ -840,13 +840,19 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
             )
         return found
 
-    def index_changes(self, *, batch: int = 500) -> int:
+    def index_changes(self, *, batch: int = 500, limit: int | None = None) -> int:
         """Bring the full-text change index up to the log. Returns commits added.
 
         The index is a projection with a mark like any other: writes skip it (it
         would double a put's pages), and searches call this first, so BM25 always
         sees every change. Needs a write transaction. An index made from an
         earlier derivation of the text (`CHANGE_TEXT_VERSION`) is made again.
+
+        Args:
+            batch: Commits read at a time.
+            limit: Stop after this many commits (default: at the log's end), so
+                a background caller holds the write lock the store's puts and
+                reads wait for only briefly; the next call goes on from there.
         """
         self.cur.execute(self.sql.FIRST_PROJECTION, (FULL_TEXT,))
         seq = self.hold_change_index()
@@ -855,15 +861,17 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
             self.set_meta(_CHANGE_TEXT, str(CHANGE_TEXT_VERSION))
             seq = 0
         added = 0
-        while True:
-            seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, batch))]
+        while limit is None or added < limit:
+            step = batch if limit is None else min(batch, limit - added)
+            seqs = [r[0] for r in self.cur.execute(self.sql.SEQS_AFTER, (seq, step))]
             if not seqs:
-                return added
+                break
             rows = _index_rows(self.change_rows(after=seq, upto=seqs[-1]))
             for statement, params in self.sql.index_changes(rows):
                 self.cur.executemany(statement, params)
             seq, added = seqs[-1], added + len(seqs)
             self.cur.execute(self.sql.SAVE_PROJECTION, (seq, "[]", FULL_TEXT))
+        return added
 
     def reindex_changes(self) -> int:
         """Rebuild the full-text change index from the log."""

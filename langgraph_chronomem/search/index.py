@@ -476,8 +476,8 @@ class SearchIndex:
                 )
             )
         with self.engine.transaction(write=True) as tx:
-            tx.index_changes()
-        return applied > 0
+            indexed = tx.index_changes(limit=_FOLLOW_BATCH)
+        return applied > 0 or indexed == _FOLLOW_BATCH
 
     @contextlib.contextmanager
     def erasing(self) -> Iterator[Callable[[], bool]]:
