@@ -58,13 +58,23 @@ def _changes_behind(store: Any) -> int | None:
 
 
 def write(directory: str, size: int, seed: int, scenario: str) -> dict[str, Any]:
-    """The writer process: a default store, its follower running as it writes."""
+    """The writer process: a default store, its follower running as it writes
+    (on the embedded Chroma, which one process holds, only when asked for:
+    `follow_writes=True`, an app that is the store's only process)."""
+    import dataclasses
+
     import langgraph_chronomem
     from benchmarks.undo_workload import build_history
-    from langgraph_chronomem import ChronoStore
+    from langgraph_chronomem import ChronoStore, ResolverConfig
 
+    fields = {field.name for field in dataclasses.fields(ResolverConfig)}
+    follows: dict[str, Any] = (
+        {"follow_writes": True} if "follow_writes" in fields else {}
+    )
     started = time.perf_counter()
-    store = ChronoStore.from_path(directory, scope_depth=2)
+    store = ChronoStore.from_path(
+        directory, scope_depth=2, resolver=ResolverConfig(**follows)
+    )
     heads = build_history(store, size, seed=seed)
     wrote = time.perf_counter() - started
     behind_at_end = _changes_behind(store)

@@ -135,12 +135,16 @@ def test_a_short_backlog_is_caught_up_whole_and_stats_say_so(
 def open_default(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> ChronoStore:
-    """A store as users open one: no `index`, the default model."""
+    """A store as an app that is its only process opens one: no `index`, the
+    default model, the embedded Chroma, its changes following the writes."""
+    follows = ResolverConfig(follow_writes=True)
     if kind == "sqlite":
-        return ChronoStore.from_path(tmp_path / "store", scope_depth=2)
+        return ChronoStore.from_path(
+            tmp_path / "store", scope_depth=2, resolver=follows
+        )
     url = request.getfixturevalue("pg_database")
     return ChronoStore.from_conn_string(
-        url, scope_depth=2, chroma_path=tmp_path / "chroma"
+        url, scope_depth=2, chroma_path=tmp_path / "chroma", resolver=follows
     )
 
 

@@ -90,7 +90,12 @@ class ResolverConfig:
         follow_writes: On a store opened without `index=`, embed the item
             changes the undo search reads in a background thread as writes
             land (at a low priority), so the first undo after a burst finds
-            them ready. `False` for a store that may never undo: no model
+            them ready. `None` (the default): yes with a Chroma server or a
+            client of yours; not with the embedded Chroma, which serves one
+            process: the follower would hold it and lock out another
+            process's undo (the `chronomem` command beside a running app).
+            `True` to follow there too, in an app that is the store's only
+            process. `False` for a store that may never undo: no model
             loads and no Chroma opens until the first undo (or
             `wait_for_index`), which embeds the changes its scope has had
             since; from then on the opened vectors follow writes.
@@ -108,7 +113,7 @@ class ResolverConfig:
     act_similarity: float = 0.3
     act_coverage_rollback: float = 0.5
     act_on: frozenset[str] = frozenset({"undo", "restore", "before", "at"})
-    follow_writes: bool = True
+    follow_writes: bool | None = None
 
     def __post_init__(self) -> None:
         unknown = self.retrievers - {"bm25", "dense"}

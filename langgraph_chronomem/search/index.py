@@ -309,8 +309,17 @@ class SearchIndex:
     @property
     def _opens_vectors(self) -> bool:
         """Whether the follower opens the vectors itself, when they lag:
-        always for an `index=`, else as `follow_writes` says."""
-        return self.indexes_items or self.config.follow_writes
+        always for an `index=`, else as `_follows_writes` says."""
+        return self.indexes_items or self._follows_writes
+
+    @property
+    def _follows_writes(self) -> bool:
+        """Whether a store without `index=` embeds its changes as writes land
+        (`ResolverConfig.follow_writes`; by default, unless its Chroma is the
+        embedded one, which one process holds while it has it open)."""
+        if self.config.follow_writes is not None:
+            return self.config.follow_writes
+        return self._client is not None or self._server is not None
 
     @property
     def indexes_items(self) -> bool:
@@ -432,7 +441,7 @@ class SearchIndex:
         """
         # Read as attributes: every put asks.
         if self._vectors is None and self.item_fields is None:
-            if self._follows and self.config.follow_writes:
+            if self._follows and self._follows_writes:
                 self._follower.poke()
             return
         try:
@@ -638,7 +647,7 @@ class SearchIndex:
         only the log is read to tell: the follower opens Chroma and loads the
         model in its own thread."""
         if not self.indexes_items:
-            names = self.kept_projections() if self.config.follow_writes else ()
+            names = self.kept_projections() if self._follows_writes else ()
             if names and lagging(self.engine, names):
                 self._follower.poke()
             return
