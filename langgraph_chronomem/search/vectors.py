@@ -58,6 +58,7 @@ from langgraph_chronomem.engine.feed import (
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.rows import (
     ChangeRow,
+    chunks,
     namespace_from_text,
     namespace_text,
     scope_key,
@@ -877,19 +878,8 @@ class VectorIndex:
         the delete gets its vector again."""
         items = self.items
         assert items is not None
-        listed: list[tuple[str, Mapping[str, Any]]] = []
-        while True:
-            page = self._call(
-                partial(
-                    items.get,
-                    include=["metadatas"],
-                    limit=_SWEEP_PAGE,
-                    offset=len(listed),
-                )
-            )
-            listed += zip(page["ids"], page["metadatas"], strict=True)
-            if len(page["ids"]) < _SWEEP_PAGE:
-                break
+        found = self._read_all(items, include=("metadatas",))
+        listed = list(zip(found["ids"], found["metadatas"], strict=True))
         keys = list({(namespace_from_text(m["ns"]), m["key"]) for _, m in listed})
 
         def head_now() -> list[HeadRow]:
@@ -927,10 +917,9 @@ class VectorIndex:
         items = self.items
         assert items is not None
         upto = {_item_id(ns, key): row for (ns, key), row in newest.items()}
-        listed = list(upto)
         found: list[tuple[str, Mapping[str, Any]]] = []
-        for start in range(0, len(listed), _SWEEP_PAGE):  # see `_read_all`
-            where = {"item": {"$in": listed[start : start + _SWEEP_PAGE]}}
+        for chunk in chunks(list(upto)):  # see `_read_all`
+            where = {"item": {"$in": list(chunk)}}
             page = self._call(partial(items.get, where=where, include=["metadatas"]))
             found += zip(page["ids"], page["metadatas"], strict=True)
         kept = head | {row.row_id for row in head_now()}
@@ -939,8 +928,8 @@ class VectorIndex:
             for id_, meta in found
             if meta["row"] not in kept and meta["row"] <= upto[meta["item"]]
         ]
-        for start in range(0, len(stale), _SWEEP_PAGE):
-            self._call(partial(items.delete, ids=stale[start : start + _SWEEP_PAGE]))
+        for chunk in chunks(stale):
+            self._call(partial(items.delete, ids=list(chunk)))
 
     def _add_items(self, rows: Sequence[HeadRow]) -> None:
         items = self.items
@@ -1193,13 +1182,19 @@ class VectorIndex:
             )
             return self._kept_items
 
-    def _read_all(self, collection: Any, where: dict[str, Any]) -> dict[str, list[Any]]:
-        """The ids, embeddings and metadatas `where` selects, read a page at a
-        time: Chroma reads one page's vectors with one SQL variable per id,
-        and SQLite allows 32,766 (a scope of 40k changes failed in one read).
-        A vector met twice, on two pages a concurrent write shifted, counts once.
+    def _read_all(
+        self,
+        collection: Any,
+        where: dict[str, Any] | None = None,
+        include: Sequence[str] = ("embeddings", "metadatas"),
+    ) -> dict[str, list[Any]]:
+        """The ids, and what `include` names, of the vectors `where` selects
+        (default: all), read a page at a time: Chroma reads one page's vectors
+        with one SQL variable per id, and SQLite allows 32,766 (a scope of 40k
+        changes failed in one read). A vector met twice, on two pages a
+        concurrent write shifted, counts once.
         """
-        found: dict[str, list[Any]] = {"ids": [], "embeddings": [], "metadatas": []}
+        found: dict[str, list[Any]] = {"ids": [], **{part: [] for part in include}}
         seen: set[str] = set()
         offset = 0
         while True:
@@ -1207,7 +1202,7 @@ class VectorIndex:
                 partial(
                     collection.get,
                     where=where,
-                    include=["embeddings", "metadatas"],
+                    include=list(include),
                     limit=_SWEEP_PAGE,
                     offset=offset,
                 )
@@ -1216,8 +1211,8 @@ class VectorIndex:
                 if id_ not in seen:
                     seen.add(id_)
                     found["ids"].append(id_)
-                    found["embeddings"].append(page["embeddings"][i])
-                    found["metadatas"].append(page["metadatas"][i])
+                    for part in include:
+                        found[part].append(page[part][i])
             offset += len(page["ids"])
             if len(page["ids"]) < _SWEEP_PAGE:
                 return found
