@@ -794,7 +794,7 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
         """The (new, old, context) text the change index reads for a log row,
         rendered from the log (the index keeps only terms); `None` for a row
         it never reads (a proposal's, or none)."""
-        rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of([row_id])))
+        rows = self.change_rows_of([row_id])
         if not rows:
             return None
         text = rows[0].text
@@ -822,6 +822,17 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
         else:
             rows = self.cur.execute(self.sql.CHANGE_ROWS_BETWEEN, (after, upto))
         return self._change_rows(rows)
+
+    def change_rows_of(self, ids: Sequence[int]) -> list[ChangeRow]:
+        """These log rows' changes with their texts, as the log reads now
+        (proposals' rows have none)."""
+        return [
+            row
+            for chunk in chunks(list(ids))
+            for row in self._change_rows(
+                self.cur.execute(*self.sql.change_rows_of(chunk))
+            )
+        ]
 
     def _change_rows(self, rows: Iterable[Sequence[Any]]) -> list[ChangeRow]:
         """`ChangeRow`s of the rows the change-row statements select."""

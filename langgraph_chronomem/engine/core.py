@@ -8,8 +8,8 @@ time this class holds nothing, and the mixins never import base.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from langgraph_chronomem.engine.rows import ChangeRow, _NewRow, _Row, _Written
 from langgraph_chronomem.engine.sql import Cursor, Dialect
@@ -53,7 +53,7 @@ class TransactionCore:
 
         def set_meta(self, name: str, value: str) -> None: ...
 
-        def _change_rows(self, rows: Iterable[Sequence[Any]]) -> list[ChangeRow]: ...
+        def change_rows_of(self, ids: Sequence[int]) -> list[ChangeRow]: ...
 
         def _commit(
             self,

@@ -27,7 +27,6 @@ import orjson
 
 from langgraph_chronomem.engine.core import TransactionCore
 from langgraph_chronomem.engine.rows import (
-    ChangeRow,
     _index_rows,
     _NewRow,
     chunks,
@@ -293,17 +292,6 @@ class ForgettingOps(TransactionCore):
             for row in self.change_rows_of(ids)
         }
 
-    def change_rows_of(self, ids: Sequence[int]) -> list[ChangeRow]:
-        """These log rows' changes with their texts, as the log reads now
-        (`ERASURES`' `changed` rows, to embed again)."""
-        return [
-            row
-            for chunk in chunks(list(ids))
-            for row in self._change_rows(
-                self.cur.execute(*self.sql.change_rows_of(chunk))
-            )
-        ]
-
     def _ask_erasure(
         self,
         scope: Namespace,
@@ -366,7 +354,7 @@ class ForgettingOps(TransactionCore):
             if not held:
                 continue
             self.cur.execute(*self.sql.delete_changes(held))
-            rows = self._change_rows(self.cur.execute(*self.sql.change_rows_of(held)))
+            rows = self.change_rows_of(held)
             for statement, params in self.sql.index_changes(_index_rows(rows)):
                 self.cur.executemany(statement, params)
 
