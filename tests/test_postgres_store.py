@@ -80,6 +80,7 @@ from tests.test_graph import (  # noqa: F401  (real compiled graphs, run here)
 )
 from tests.test_store_contract import (  # noqa: F401  (ChronoStore's own contract)
     reference,
+    test_a_digit_in_a_filter_path_names_a_key_never_a_list_position,
     test_abatch_is_one_commit,
     test_an_update_keeps_created_at_in_utc,
     test_bad_filters_raise_a_typed_error,

@@ -121,6 +121,27 @@ async def test_filter_keys_are_matched_literally(
             reference.search(("d",), filter={key: number})
 
 
+@pytest.mark.parametrize(
+    ("filter", "keys"),
+    [
+        ({"tags.0": "x"}, ["object"]),
+        ({"tags.0": {"$ne": "z"}}, ["object"]),
+        ({"tags.0": {"$gte": "x"}}, ["object"]),
+        ({"tags.1": None}, ["list", "object"]),
+        ({"tags.0": None}, ["list"]),
+    ],
+    ids=repr,
+)
+async def test_a_digit_in_a_filter_path_names_a_key_never_a_list_position(
+    ours: Driver, filter: dict[str, Any], keys: list[str]
+) -> None:
+    """`tags.0` means the field "0" of the object `tags` on every engine, as
+    `json_extract` reads `$.tags.0`; it never reads the first of a list."""
+    await ours.put(("d",), "list", {"tags": ["x", "y"]})
+    await ours.put(("d",), "object", {"tags": {"0": "x"}})
+    assert sorted(i.key for i in await ours.search(("d",), filter=filter)) == keys
+
+
 async def test_namespaces_sort_label_by_label(
     ours: Driver, reference: SqliteStore
 ) -> None:

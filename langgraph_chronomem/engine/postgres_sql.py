@@ -2,7 +2,7 @@
 runs the shared statements through psycopg. `postgres.py` holds the engine.
 
     >>> PostgresDialect().filter_conditions({"city": "Paris"})[1]
-    ['{"city":"Paris"}', ['city'], ['city'], 'Paris']
+    ['{"city":"Paris"}', 'city', 'city', 'Paris']
 """
 
 from __future__ import annotations
@@ -428,10 +428,29 @@ def _path(key: str) -> list[str]:
     return parts
 
 
-_FIELD = "(value::jsonb #> ?)"
-_TYPE = f"jsonb_typeof{_FIELD}"
-# A number field as `numeric` (exact, however large), NULL for any other type.
-_NUMBER = f"(CASE WHEN {_TYPE} = 'number' THEN (value::jsonb #>> ?)::numeric END)"
+def _field(path: list[str], *, as_text: bool = False) -> str:
+    """The value's field at `path`, one `->` a part (`->>` last, if `as_text`).
+
+    A part is an object key, never a list position, as SQLite's `json_extract`
+    reads `$.tags.0`; `#>` would read the "0" of `tags.0` as a position:
+
+        >>> _field(["tags", "0"], as_text=True)
+        '(value::jsonb -> ?::text ->> ?::text)'
+    """
+    steps = ["->"] * (len(path) - 1) + ["->>" if as_text else "->"]
+    return "(value::jsonb" + "".join(f" {step} ?::text" for step in steps) + ")"
+
+
+def _type(path: list[str]) -> str:
+    return f"jsonb_typeof{_field(path)}"
+
+
+def _number(path: list[str]) -> str:
+    """A number field as `numeric` (exact, however large), NULL for any other type."""
+    text = _field(path, as_text=True)
+    return f"(CASE WHEN {_type(path)} = 'number' THEN {text}::numeric END)"
+
+
 _COMPARATORS = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
 
@@ -439,21 +458,18 @@ def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
     """Equality that respects JSON types: `1` never equals `true` or `"1"`."""
     path = _path(key)
     if operand is None:  # like LangGraph's stores: a missing field counts as null
-        return f"coalesce({_TYPE}, 'null') = 'null'", [path]
+        return f"coalesce({_type(path)}, 'null') = 'null'", path
     if isinstance(operand, bool):
-        return f"{_FIELD} = ?::jsonb", [path, "true" if operand else "false"]
+        return f"{_field(path)} = ?::jsonb", [*path, "true" if operand else "false"]
     if isinstance(operand, (int, float)):
-        return f"{_NUMBER} = ?", [path, path, operand]
+        return f"{_number(path)} = ?", [*path, *path, operand]
     if isinstance(operand, str):
-        return f"{_TYPE} = 'string' AND (value::jsonb #>> ?) = ?", [
-            path,
-            path,
-            operand,
-        ]
+        text = _field(path, as_text=True)
+        return f"{_type(path)} = 'string' AND {text} = ?", [*path, *path, operand]
     if isinstance(operand, (list, tuple, Mapping)):
-        return f"{_TYPE} IN ('array', 'object') AND {_FIELD} = ?::jsonb", [
-            path,
-            path,
+        return f"{_type(path)} IN ('array', 'object') AND {_field(path)} = ?::jsonb", [
+            *path,
+            *path,
             orjson.dumps(operand).decode(),
         ]
     raise InvalidFilterError(f"cannot compare {key!r} with {operand!r}")
@@ -470,14 +486,10 @@ def _contains(key: str, operand: Any) -> tuple[str, list[Any]] | None:
     """A condition every value whose field `key` equals `operand` meets, which
     the index `items_head_values` answers: the value contains
     `{"a": {"b": operand}}`. None where equality does not imply it: a null
-    operand (a missing field matches), a path part that `#>` may read as an
-    array position, an operand JSON cannot carry (NaN, a huge int)."""
+    operand (a missing field matches), an operand JSON cannot carry (NaN, a
+    huge int)."""
     path = _path(key)
-    if (
-        operand is None
-        or (isinstance(operand, float) and not math.isfinite(operand))
-        or any(part.lstrip("-").isdigit() for part in path)
-    ):
+    if operand is None or (isinstance(operand, float) and not math.isfinite(operand)):
         return None
     nested: Any = operand
     for part in reversed(path):
@@ -508,9 +520,12 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
     if op == "$ne":
         path = _path(key)
         if operand is None:
-            return f"{_TYPE} <> 'null'", [path]
+            return f"{_type(path)} <> 'null'", path
         sql, params = _equals(key, operand)
-        return f"{_TYPE} <> 'null' AND NOT coalesce({sql}, false)", [path, *params]
+        return f"{_type(path)} <> 'null' AND NOT coalesce({sql}, false)", [
+            *path,
+            *params,
+        ]
     if op not in _COMPARATORS:
         raise InvalidFilterError(
             f"unsupported filter operator {op!r} on {key!r}; "
@@ -518,11 +533,12 @@ def _comparison(key: str, op: str, operand: Any) -> tuple[str, list[Any]]:
         )
     sign, path = _COMPARATORS[op], _path(key)
     if isinstance(operand, (int, float)) and not isinstance(operand, bool):
-        return f"{_NUMBER} {sign} ?", [path, path, operand]
+        return f"{_number(path)} {sign} ?", [*path, *path, operand]
     if isinstance(operand, str):
+        text = _field(path, as_text=True)
         return (
-            f"{_TYPE} = 'string' AND (value::jsonb #>> ?) COLLATE \"C\" {sign} ?",
-            [path, path, operand],
+            f"{_type(path)} = 'string' AND {text} COLLATE \"C\" {sign} ?",
+            [*path, *path, operand],
         )
     raise InvalidFilterError(
         f"{op} on {key!r} needs a number or a string, got {operand!r}"
@@ -538,7 +554,7 @@ class PostgresDialect(Dialect):
     text cast to jsonb:
 
         >>> PostgresDialect().filter_conditions({"age": {"$gte": 18}})[1]
-        [['age'], ['age'], 18]
+        ['age', 'age', 18]
     """
 
     compare = staticmethod(_comparison)
