@@ -438,6 +438,19 @@ class Dialect:
         "GROUP BY i.namespace, i.key) AS g "
         "JOIN items AS f ON f.id = g.first_id ORDER BY f.namespace, f.key"
     )
+    # The same items, with what a diff reads of both ends in the same statement:
+    # the replaced row's id, value and erasure, and the last row's namespace,
+    # key, value and erasure (no second read of the rows by id).
+    ITEM_ENDS_VALUES_IN_RANGE = (
+        "SELECT p.id, p.value, (SELECT e.why FROM erased AS e WHERE e.id = p.id), "
+        "h.namespace, h.key, h.value, (SELECT e.why FROM erased AS e WHERE e.id = h.id) "
+        "FROM (SELECT min(i.id) AS first_id, "
+        f"max(i.id) AS last_id FROM {_ROWS} WHERE {_ROWS_OF_C} "
+        f"AND c.scope = ? AND c.version > ? AND c.version <= ? AND {_NOT_PROPOSED} "
+        "GROUP BY i.namespace, i.key) AS g "
+        "JOIN items AS f ON f.id = g.first_id JOIN items AS h ON h.id = g.last_id "
+        "LEFT JOIN items AS p ON p.id = f.prev_id ORDER BY f.namespace, f.key"
+    )
     CHANGES_IN_RANGE = (
         f"SELECT i.version, i.namespace, i.key, i.value, p.value, {_ERASED_NEW}, "
         f"{_ERASED_OLD} FROM {_ROWS} LEFT JOIN items AS p ON p.id = i.prev_id "

@@ -83,21 +83,27 @@ class TravelOps(TransactionCore):
         return self._changes_between(scope, v1, v2)
 
     def _changes_between(self, scope: Namespace, v1: int, v2: int) -> Iterator[Change]:
+        """What `_rows_since` pairs up, read with the rows' values in one statement.
+
+        Cost: one statement over the rows written in (lo, hi]; values are
+        decoded only where their JSON texts differ."""
         lo, hi = sorted((v1, v2))
-        for at_lo, at_hi in self._rows_since(scope, lo, hi):
-            was = at_lo.erased if at_lo else None
-            if at_lo and at_lo.value == at_hi.value and was == at_hi.erased:
+        ends = self.cur.execute(
+            self.sql.ITEM_ENDS_VALUES_IN_RANGE, (scope_text(scope), lo, hi)
+        ).fetchall()
+        for lo_id, lo_value, was, namespace, key, value, now in ends:
+            if lo_id is not None and lo_value is None and was is None:
+                lo_id = None  # a deletion: the item did not exist at `lo`
+            if lo_id is not None and lo_value == value and was == now:
                 continue  # the same JSON text: equal without decoding
-            old = decode_value(at_lo.value) if at_lo else None
-            new = decode_value(at_hi.value)
-            if old != new or was or at_hi.erased:
-                sides = [(old, was), (new, at_hi.erased)]
+            old = decode_value(lo_value) if lo_id is not None else None
+            new = decode_value(value)
+            if old != new or was or now:
+                sides = [(old, was), (new, now)]
                 if v1 > v2:
                     sides.reverse()
                 (old, was), (new, now) = sides
-                yield Change(
-                    namespace_from_text(at_hi.namespace), at_hi.key, old, new, was, now
-                )
+                yield Change(namespace_from_text(namespace), key, old, new, was, now)
 
     def rollback(self, scope: Namespace, to: int, meta: CommitMeta) -> Commit:
         """Restore the scope to its state at `to`, as a new commit."""
