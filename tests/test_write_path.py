@@ -5,7 +5,6 @@ waiting for another process's write lock.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import threading
 import time
@@ -22,6 +21,7 @@ from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write, migratio
 from langgraph_chronomem.engine.feed import ProjectionFeed
 from langgraph_chronomem.engine.rows import RebuildRequest
 from langgraph_chronomem.engine.sqlite import MIGRATIONS
+from langgraph_chronomem.engine.values import encode_micros
 from langgraph_chronomem.errors import ConfigError, StorageError
 from langgraph_chronomem.store import DATABASE_FILE
 
@@ -242,8 +242,9 @@ def test_a_put_writes_a_bounded_number_of_pages(tmp_path: Path) -> None:
 
 
 def test_a_puts_stamp_is_one_moment_in_the_stored_format(tmp_path: Path) -> None:
-    """A put stamps its commit and row with `now_text`, not a `datetime`: the
-    same fixed-width text in both, read back as the moment of the put."""
+    """A put stamps its commit and row with the dialect's `now`, not a
+    `datetime`: the same microseconds since the epoch in both (schema step
+    `0011_integer_times`), read back as the moment of the put."""
     with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
         before = datetime.now(timezone.utc)
         store.put(ALICE, "a", {"v": 1})
@@ -257,8 +258,8 @@ def test_a_puts_stamp_is_one_moment_in_the_stored_format(tmp_path: Path) -> None
     stamps = conn.execute(
         "SELECT c.created_at, i.created_at FROM commits AS c, items AS i"
     ).fetchone()
-    assert stamps[0] == stamps[1]
-    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}\+00:00", stamps[0])
+    assert stamps[0] == stamps[1] == encode_micros(commit.created_at)
+    assert type(stamps[0]) is int
 
 
 def test_the_summary_of_a_huge_batch_stays_one_line(tmp_path: Path) -> None:

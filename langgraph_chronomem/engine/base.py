@@ -69,9 +69,7 @@ from langgraph_chronomem.engine.types import (
 from langgraph_chronomem.engine.values import (
     decode_time,
     decode_value,
-    encode_time,
     encode_value,
-    now_text,
 )
 from langgraph_chronomem.errors import (
     VersionError,
@@ -179,6 +177,11 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
             (count,) = self.cur.execute(self.sql.COMMITS_AFTER, (0,)).fetchone()
             projections += tuple(ProjectionStats(n, 0, count, ()) for n in unmade)
         return StoreStats(scopes, last_seq, projections)
+
+    def projection_names(self) -> list[str]:
+        """The projections that have read the log: `stats()`'s, without
+        counting every scope's items."""
+        return [row[0] for row in self.cur.execute(self.sql.ALL_PROJECTIONS)]
 
     def meta(self, name: str) -> str | None:
         """A store-wide setting (`scope_depth`, the index settings…), if set."""
@@ -436,7 +439,8 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
         parent = cur.execute(sql.HEAD, (sc,)).fetchone()[0]  # 0: no commit yet
         task = _task_of(meta.labels) if meta.labels else None
         version = parent + 1
-        stamp = now_text() if meta.timestamp is None else encode_time(meta.timestamp)
+        at = meta.timestamp
+        stamp = sql.now() if at is None else sql.encode_time(at)
         first_id = last_id = None
         changes: list[_RawChange] = []
         for row in rows:
@@ -671,8 +675,8 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
             words,
             side=side,
             limit=limit,
-            since=None if since is None else encode_time(since),
-            until=None if until is None else encode_time(until),
+            since=None if since is None else self.sql.encode_time(since),
+            until=None if until is None else self.sql.encode_time(until),
         )
         return [
             (row_id, version, score)
@@ -700,8 +704,8 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
             sc,
             version=version,
             limit=limit,
-            since=None if since is None else encode_time(since),
-            until=None if until is None else encode_time(until),
+            since=None if since is None else self.sql.encode_time(since),
+            until=None if until is None else self.sql.encode_time(until),
             author=author,
             op=op,
             labels=labels,
@@ -781,8 +785,8 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
         self, scope: Namespace, since: datetime | None, until: datetime | None
     ) -> set[int]:
         """The versions of the scope committed in `[since, until)`."""
-        low = encode_time(since) if since else ""
-        high = encode_time(until) if until else "9999"
+        low = self.sql.encode_time(since or datetime.min)
+        high = self.sql.encode_time(until or datetime.max)
         return {
             row[0]
             for row in self.cur.execute(

@@ -28,12 +28,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
+from typing import Any
 
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.feed import VECTOR_LOG
 from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.sql import _ROWS, _ROWS_OF_C
+from langgraph_chronomem.engine.sql import _ROWS, _ROWS_OF_C, Dialect
 from langgraph_chronomem.engine.sqlite import SqliteEngine
+from langgraph_chronomem.engine.values import decode_time
 from langgraph_chronomem.errors import DestinationNotEmptyError
 
 __all__ = [
@@ -83,6 +85,12 @@ _ROWS_OF_SEQ = (
 _LAST_COMMIT = "SELECT coalesce(max(seq), 0) FROM commits"
 _TEXT_COLUMNS = tuple(
     _COMMITS.split(", ").index(column) for column in ("reason", "labels")
+)
+# The columns holding times, which each engine stores its own way
+# (`Dialect.encode_time`).
+_COMMIT_TIMES = (_COMMITS.split(", ").index("created_at"),)
+_ITEM_TIMES = tuple(
+    _ITEMS.split(", ").index(column) for column in ("created_at", "updated_at")
 )
 COUNTS = "SELECT (SELECT count(*) FROM commits), (SELECT count(*) FROM items)"
 _LAST_ID = "SELECT coalesce(max(id), 0) FROM items"
@@ -179,8 +187,13 @@ def copy_log(
         with dst.transaction(write=True) as tx:
             for scope in dict.fromkeys(row[1] for row in commits):
                 tx.cur.execute(tx.sql.ADD_SCOPE, (scope,))
-            tx.cur.executemany(_insert(dst, "items", _ITEMS), items)
-            tx.cur.executemany(_insert(dst, "commits", _COMMITS), commits)
+            tx.cur.executemany(
+                _insert(dst, "items", _ITEMS), _timed(items, _ITEM_TIMES, tx.sql)
+            )
+            tx.cur.executemany(
+                _insert(dst, "commits", _COMMITS),
+                _timed(commits, _COMMIT_TIMES, tx.sql),
+            )
             last_id = int(tx.cur.execute(_LAST_ID).fetchone()[0])
             _keep_floor(dst, tx, "items", last_id)
             _keep_floor(dst, tx, "commits", last)
@@ -224,9 +237,27 @@ def _keep_floor(engine: LogEngine, tx: LogTransaction, table: str, floor: int) -
         tx.cur.execute(_PG_KEEP_FLOOR, (floor, table, _ID_COLUMNS[table]))
 
 
-def _but_texts(commit: Sequence[object]) -> tuple[object, ...]:
-    """A commit row without its reason and labels, which a redaction may rewrite."""
-    return tuple(v for i, v in enumerate(commit) if i not in _TEXT_COLUMNS)
+def _timed(
+    rows: Sequence[Sequence[Any]], columns: Sequence[int], to: Dialect
+) -> list[tuple[Any, ...]]:
+    """Rows with the times in `columns` as `to`'s engine stores them."""
+    return [
+        tuple(
+            to.encode_time(decode_time(v)) if i in columns and v is not None else v
+            for i, v in enumerate(row)
+        )
+        for row in rows
+    ]
+
+
+def _but_texts(commit: Sequence[Any]) -> tuple[Any, ...]:
+    """A commit row without its reason and labels, which a redaction may
+    rewrite, and with its time read (each engine stores it its own way)."""
+    return tuple(
+        decode_time(v) if i in _COMMIT_TIMES else v
+        for i, v in enumerate(commit)
+        if i not in _TEXT_COLUMNS
+    )
 
 
 def reconcile(src: LogEngine, dst: LogEngine, chunk: int = 50_000) -> bool:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from langgraph_chronomem.engine.describe import ChangeText
 from langgraph_chronomem.engine.types import Erased, Namespace, Op
+from langgraph_chronomem.engine.values import Stamp
 from langgraph_chronomem.errors import ScopeError
 
 __all__ = [
@@ -159,8 +160,8 @@ class _Row:
     key: str
     version: int
     value: str | None
-    created_at: str | None
-    updated_at: str | None
+    created_at: Stamp | None
+    updated_at: Stamp | None
     ttl_minutes: float | None
     index_fields: str | None
     erased: Erased | None = None
@@ -173,8 +174,8 @@ class _NewRow(NamedTuple):  # a tuple: one per written item, built in the hot pa
     key: str
     value: str | None
     ttl_minutes: float | None
-    created_at: str | None = None
-    updated_at: str | None = None
+    created_at: Stamp | None = None
+    updated_at: Stamp | None = None
     index_fields: str | None = None
 
 
@@ -189,7 +190,7 @@ class _Written(NamedTuple):
     version: int
     seq: int
     parent: int | None
-    created_at: str  # as stored (`encode_time`): decoded only for a `Commit`
+    created_at: Stamp  # as stored (`Dialect.now`): decoded only for a `Commit`
     author: str | None
     op: Op
     changes: list[_RawChange]

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any, NamedTuple, Protocol
 
+from langgraph_chronomem.engine.values import Stamp, encode_time, now_text
 from langgraph_chronomem.errors import InvalidFilterError
 
 __all__ = ["Comparison", "Cursor", "Dialect", "Statement", "walk_filter"]
@@ -191,6 +193,18 @@ class Dialect:
     DELETE_CHANGES_AFTER: str
     CLEAR_CHANGES: str
 
+    @staticmethod
+    def now() -> Stamp:
+        """A write's time as the log stores it, ordered as time is: ISO text
+        (`values.now_text`) unless a dialect stores it shorter.
+        `values.decode_time` reads either form."""
+        return now_text()
+
+    @staticmethod
+    def encode_time(moment: datetime) -> Stamp:
+        """`moment` as the log stores a time (see `now`)."""
+        return encode_time(moment)
+
     PROJECTION = "SELECT seq, rebuild, remade FROM projections WHERE name = ?"
     SAVE_PROJECTION = (
         "INSERT INTO projections (seq, rebuild, name) VALUES (?, ?, ?) "
@@ -293,8 +307,8 @@ class Dialect:
         *,
         side: str,
         limit: int,
-        since: str | None,
-        until: str | None,
+        since: Stamp | None,
+        until: Stamp | None,
     ) -> Statement:
         """BM25 over one scope's item changes, on one side: any of `words`.
 
@@ -539,14 +553,24 @@ class Dialect:
     )
     DELETE_ERASED_AFTER = f"DELETE FROM erased WHERE id IN ({ROWS_AFTER})"
     DELETE_ITEMS_AFTER = f"DELETE FROM items WHERE id IN ({ROWS_AFTER})"
-    # What `redact` reads, erases and records.
+    # What `redact` reads, erases and records: the scope's values, in table
+    # order (a scan, not a walk of `items_key` with a lookup per row), or
+    # only those that may hold a text, where the dialect can tell
+    # (`VALUES_MAYBE_HOLDING`: the scope, then the text).
     VALUES_IN_SCOPE = (
         "SELECT id, namespace, key, version, value, valid_to FROM items "
-        "WHERE scope = ? AND value IS NOT NULL ORDER BY namespace, key, version"
+        "WHERE scope = ? AND value IS NOT NULL"
     )
-    COMMIT_TEXTS_IN_SCOPE = (
-        "SELECT seq, version, reason, labels FROM commits WHERE scope = ?"
-    )
+    VALUES_MAYBE_HOLDING: str | None = None
+
+    def commit_texts(self, scope: str, versions: Sequence[int]) -> Statement:
+        """The reasons and labels of these commits of a scope."""
+        return Statement(
+            "SELECT seq, version, reason, labels FROM commits "
+            f"WHERE scope = ? AND version IN ({_marks(versions)})",
+            (scope, *versions),
+        )
+
     SET_REASON = "UPDATE commits SET reason = ? WHERE seq = ?"
     SET_LABELS = "UPDATE commits SET labels = ? WHERE seq = ?"
     # What `compact` reads: each version with a value, and when it was made.
@@ -647,8 +671,8 @@ class Dialect:
         *,
         version: int | None,
         limit: int | None,
-        since: str | None,
-        until: str | None,
+        since: Stamp | None,
+        until: Stamp | None,
         author: str | None,
         op: str | None = None,
         labels: Mapping[str, str] | None = None,

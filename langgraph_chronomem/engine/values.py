@@ -14,11 +14,12 @@ plain orjson, a non-finite float is refused instead of silently becoming `null`:
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Mapping
-from datetime import datetime, timezone
-from typing import Any
+from datetime import datetime, timedelta, timezone
+from typing import Any, TypeAlias
 
 import orjson
 
@@ -26,13 +27,20 @@ from langgraph_chronomem.errors import InvalidValueError
 
 __all__ = [
     "MAX_DEPTH",
+    "Stamp",
     "decode_time",
     "decode_value",
+    "encode_micros",
     "encode_time",
     "encode_value",
+    "now_micros",
     "now_text",
     "utc",
 ]
+
+Stamp: TypeAlias = "str | int"
+"""A time as the log stores it: ISO text (`encode_time`, PostgreSQL) or
+microseconds since the Unix epoch (`encode_micros`, SQLite)."""
 
 MAX_DEPTH = 254
 """How deeply objects and lists may nest in a value: orjson's limit."""
@@ -120,6 +128,44 @@ def now_text() -> str:
     return f"{text}.{micros:06d}+00:00"
 
 
-def decode_time(text: str) -> datetime:
-    """Read back what `encode_time` wrote."""
-    return datetime.fromisoformat(text)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def encode_micros(moment: datetime) -> int:
+    """Microseconds since the Unix epoch: 8 bytes in a SQLite row where the
+    ISO text takes 32, ordered as time is too.
+
+        >>> encode_micros(datetime(2026, 1, 2, 3, 4, 5, 678901, timezone.utc))
+        1767323045678901
+    """
+    return (utc(moment) - _EPOCH) // _MICROSECOND
+
+
+def now_micros() -> int:
+    """`encode_micros(datetime.now(timezone.utc))` for a write."""
+    return time.time_ns() // 1000
+
+
+@functools.lru_cache(maxsize=4096)
+def _fields(seconds: int) -> tuple[int, int, int, int, int, int]:
+    """The UTC date and time of a second since the epoch: cached, since the
+    rows a read returns were mostly written in the same few seconds, and
+    `gmtime` costs a read three times what making the `datetime` does."""
+    year, month, day, hour, minute, second = time.gmtime(seconds)[:6]
+    return year, month, day, hour, minute, second
+
+
+def decode_time(stored: Stamp) -> datetime:
+    """Read back what `encode_time` or `encode_micros` wrote, as an aware
+    datetime in UTC.
+
+        >>> decode_time(1767323045678901)
+        datetime.datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=datetime.timezone.utc)
+        >>> decode_time("2026-01-02T03:04:05.678901+00:00") == _
+        True
+    """
+    if type(stored) is int:
+        seconds, micros = divmod(stored, 1_000_000)
+        return datetime(*_fields(seconds), micros, timezone.utc)
+    return datetime.fromisoformat(stored)  # type: ignore[arg-type]
