@@ -553,24 +553,14 @@ class Dialect:
     )
     DELETE_ERASED_AFTER = f"DELETE FROM erased WHERE id IN ({ROWS_AFTER})"
     DELETE_ITEMS_AFTER = f"DELETE FROM items WHERE id IN ({ROWS_AFTER})"
-    # What `redact` reads, erases and records: the scope's values, in table
-    # order (a scan, not a walk of `items_key` with a lookup per row), or
-    # only those that may hold a text, where the dialect can tell
-    # (`VALUES_MAYBE_HOLDING`: the scope, then the text).
+    # What `redact` reads, erases and records.
     VALUES_IN_SCOPE = (
         "SELECT id, namespace, key, version, value, valid_to FROM items "
-        "WHERE scope = ? AND value IS NOT NULL"
+        "WHERE scope = ? AND value IS NOT NULL ORDER BY namespace, key, version"
     )
-    VALUES_MAYBE_HOLDING: str | None = None
-
-    def commit_texts(self, scope: str, versions: Sequence[int]) -> Statement:
-        """The reasons and labels of these commits of a scope."""
-        return Statement(
-            "SELECT seq, version, reason, labels FROM commits "
-            f"WHERE scope = ? AND version IN ({_marks(versions)})",
-            (scope, *versions),
-        )
-
+    COMMIT_TEXTS_IN_SCOPE = (
+        "SELECT seq, version, reason, labels FROM commits WHERE scope = ?"
+    )
     SET_REASON = "UPDATE commits SET reason = ? WHERE seq = ?"
     SET_LABELS = "UPDATE commits SET labels = ? WHERE seq = ?"
     # What `compact` reads: each version with a value, and when it was made.
