@@ -948,12 +948,14 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
 def _stored(row: Sequence[Any]) -> StoredItem:
     """A read's row (namespace, key, value, created, updated, ttl, id) as an item."""
     ns, key, value, created, updated, ttl, row_id = row
+    created_at = decode_time(created)
     return StoredItem(
         namespace_from_text(ns),
         key,
         decode_value(value),  # type: ignore[arg-type]
-        decode_time(created),
-        decode_time(updated),
+        created_at,
+        # An item read as first written: one datetime (immutable) for both.
+        created_at if updated == created else decode_time(updated),
         ttl,
         row_id,
     )

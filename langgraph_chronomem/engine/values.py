@@ -14,7 +14,6 @@ plain orjson, a non-finite float is refused instead of silently becoming `null`:
 
 from __future__ import annotations
 
-import functools
 import math
 import time
 from collections.abc import Mapping
@@ -128,7 +127,8 @@ def now_text() -> str:
     return f"{text}.{micros:06d}+00:00"
 
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_UTC = timezone.utc
+_EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
 _MICROSECOND = timedelta(microseconds=1)
 
 
@@ -147,13 +147,20 @@ def now_micros() -> int:
     return time.time_ns() // 1000
 
 
-@functools.lru_cache(maxsize=4096)
+# The UTC date and time of each second since the epoch that `decode_time` met
+# lately: the rows a read returns were mostly written in the same few seconds,
+# and `gmtime` costs a read twice what making the `datetime` does. A dict, not
+# `lru_cache`, whose call costs as much again; emptied when full.
+_SECONDS: dict[int, tuple[int, int, int, int, int, int]] = {}
+_MAX_SECONDS = 4096
+
+
 def _fields(seconds: int) -> tuple[int, int, int, int, int, int]:
-    """The UTC date and time of a second since the epoch: cached, since the
-    rows a read returns were mostly written in the same few seconds, and
-    `gmtime` costs a read three times what making the `datetime` does."""
+    if len(_SECONDS) >= _MAX_SECONDS:
+        _SECONDS.clear()
     year, month, day, hour, minute, second = time.gmtime(seconds)[:6]
-    return year, month, day, hour, minute, second
+    fields = _SECONDS[seconds] = (year, month, day, hour, minute, second)
+    return fields
 
 
 def decode_time(stored: Stamp) -> datetime:
@@ -167,5 +174,7 @@ def decode_time(stored: Stamp) -> datetime:
     """
     if type(stored) is int:
         seconds, micros = divmod(stored, 1_000_000)
-        return datetime(*_fields(seconds), micros, timezone.utc)
+        fields = _SECONDS.get(seconds) or _fields(seconds)
+        year, month, day, hour, minute, second = fields
+        return datetime(year, month, day, hour, minute, second, micros, _UTC)
     return datetime.fromisoformat(stored)  # type: ignore[arg-type]
