@@ -9,6 +9,7 @@ which is counted apart. Bytes do not depend on the machine's load.
 
     python benchmarks/commit_bytes.py               # 10k items, 20k commits
     python benchmarks/commit_bytes.py --quick       # 1k items (~5 s)
+    python benchmarks/commit_bytes.py --quick --tables  # and where they go
 """
 
 from __future__ import annotations
@@ -44,8 +45,12 @@ def _checkpointed(conn: sqlite3.Connection, path: Path) -> tuple[int, dict[str, 
     return os.path.getsize(path), tables
 
 
-def measure(items: int, root: Path) -> dict[str, float]:
-    """Bytes per commit after `items` new items and `items` updates."""
+def measure(
+    items: int, root: Path, tables: dict[str, float] | None = None
+) -> dict[str, float]:
+    """Bytes per commit after `items` new items and `items` updates; fills
+    `tables`, if given, with ChronoStore's bytes per commit by table and
+    index (what `dbstat` counts, free pages aside)."""
     chrono = ChronoStore.from_path(root / "chrono", scope_depth=2)
     conn = sqlite3.connect(root / "sqlite.sqlite3", isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
@@ -65,8 +70,10 @@ def measure(items: int, root: Path) -> dict[str, float]:
     with engine.transaction(write=True) as tx:
         tx.index_changes()
     with engine._lock:
-        total, tables = _checkpointed(engine.conn, path)
-    index = sum(tables.get(name, 0) for name in INDEX_TABLES)
+        total, split = _checkpointed(engine.conn, path)
+    index = sum(split.get(name, 0) for name in INDEX_TABLES)
+    if tables is not None:
+        tables.update({name: size / commits for name, size in split.items()})
     baseline, _ = _checkpointed(conn, root / "sqlite.sqlite3")
     chrono.close()
     conn.close()
@@ -83,14 +90,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="1k items")
     parser.add_argument("--items", type=int, help="items (default 10,000)")
+    parser.add_argument(
+        "--tables",
+        action="store_true",
+        help="also split ChronoStore's bytes by table and index",
+    )
     args = parser.parse_args(argv)
     items = args.items or (1_000 if args.quick else 10_000)
+    tables: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="chronomem-bytes-") as tmp:
-        figures = measure(items, Path(tmp))
+        figures = measure(items, Path(tmp), tables)
     print(f"{items} items, {2 * items} commits (puts then updates), bytes per commit\n")
     print("| store | bytes per commit |\n|---|---:|")
     for name, value in figures.items():
         print(f"| {name} | {value:.0f} |")
+    if args.tables:
+        # Tables of one page (4 KiB) hold nothing that grows with commits.
+        grown = {n: v for n, v in tables.items() if v * 2 * items > 4096}
+        print("\n| ChronoStore table or index | bytes per commit |\n|---|---:|")
+        for name, value in sorted(grown.items(), key=lambda t: -t[1]):
+            print(f"| {name} | {value:.1f} |")
     return 0
 
 
