@@ -186,3 +186,80 @@ def test_a_file_written_without_secure_delete_keeps_no_copy_either(
             if p.is_file() and b"zorbanite" in p.read_bytes().lower()
         ]
         assert holding == []
+
+
+def test_redacting_by_text_decodes_only_the_values_that_may_hold_it(
+    store: ChronoStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which versions hold the text is read in the database: of Alice's 32
+    versions, only the one holding the secret is decoded and searched in
+    Python, and no commit's reason but its own is read (both were read
+    whole, every version and commit of the scope, 1.3 s at 100k commits)."""
+    from langgraph_chronomem.engine import forgetting
+
+    decoded: list[Any] = []
+    decode = forgetting.decode_value
+
+    def counted(text: Any) -> Any:
+        decoded.append(text)
+        return decode(text)
+
+    monkeypatch.setattr(forgetting, "decode_value", counted)
+    read: list[str] = []
+    store._engine.conn.set_trace_callback(read.append)
+    try:
+        done = store.redact(ALICE, contains=SECRET.upper(), scrub=False)
+    finally:
+        store._engine.conn.set_trace_callback(None)
+    assert len(done.versions) == 1
+    assert len(decoded) == 1 and SECRET in decoded[0]
+    texts = [s for s in read if s.startswith("SELECT seq, version, reason, labels")]
+    assert texts and all("version IN" in s for s in texts)
+
+
+@pytest.mark.parametrize(
+    ("value", "contains", "found"),
+    [
+        ({"text": "zorbanite SYNDROME"}, SECRET, True),
+        ({"Zorbanite syndrome": 1}, SECRET, True),  # a key
+        ({"text": "\uff3aorbanite syndrome"}, SECRET, True),  # fullwidth Z
+        ({"text": "ZORBANITE \u017fYNDROME"}, SECRET, True),  # long s
+        ({"text": 'said "hi",\nZorbanite syndrome'}, SECRET, True),  # escapes
+        ({"text": "Zorbanite\u0009syndrome"}, SECRET, False),  # a tab
+        ({"text": ["Zorbanite", "syndrome"]}, SECRET, False),  # two strings
+        ({"text": "Zorbanite  syndrome"}, SECRET, False),
+        ({"text": "Stra\u00dfe 9"}, "STRASSE", True),  # ß folds to ss
+        ({"flag": True}, "TRUE", True),
+        ({"n": 1e16}, "1e+16", True),  # as Python writes it, not JSON (1e16)
+        ({"text": 'he said "hi"'}, 'said "hi"', True),
+        ({"text": "a\nb"}, "a\nb", True),
+        ({"text": ["a", "b"]}, "a\nb", True),  # as `contains` always read it
+    ],
+)
+def test_redacting_by_text_finds_it_in_every_form_a_value_holds_it(
+    tmp_path: Path, value: dict[str, Any], contains: str, found: bool
+) -> None:
+    """The database picks out the values whose JSON may hold the text; the
+    others are read whole. Either way a redaction finds what it always
+    found: the text in any case or Unicode form, in a key, beside escaped
+    characters, inside a number or a boolean as Python writes them."""
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        store.put(ALICE, "other", {"text": "nothing to see"})
+        store.put(ALICE, "it", value)
+        done = store.redact(ALICE, contains=contains, scrub=False)
+    assert [k for _, k, _ in done.versions] == (["it"] if found else [])
+
+
+def test_redacting_by_text_finds_it_behind_a_json_escape(tmp_path: Path) -> None:
+    """A value whose JSON spells a character as an escape (`\\uff3a`, as a
+    writer with ASCII-only output leaves it) holds what the escape stands
+    for: it is read whole, and the text found."""
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        store.put(ALICE, "it", {"text": "placeholder"})
+        store._engine.conn.execute(
+            "UPDATE items SET value = ? WHERE key = 'it'",
+            ('{"text": "\\uff3aorbanite syndrome"}',),
+        )
+        assert store.get(ALICE, "it").value == {"text": "\uff3aorbanite syndrome"}
+        done = store.redact(ALICE, contains=SECRET, scrub=False)
+    assert [k for _, k, _ in done.versions] == ["it"]

@@ -178,6 +178,11 @@ class LogTransaction(TravelOps, ProposalOps, ForgettingOps, TagOps):
             projections += tuple(ProjectionStats(n, 0, count, ()) for n in unmade)
         return StoreStats(scopes, last_seq, projections)
 
+    def projection_names(self) -> list[str]:
+        """The projections that have read the log: `stats()`'s, without
+        counting every scope's items."""
+        return [row[0] for row in self.cur.execute(self.sql.ALL_PROJECTIONS)]
+
     def meta(self, name: str) -> str | None:
         """A store-wide setting (`scope_depth`, the index settings…), if set."""
         row = self.cur.execute(self.sql.META, (name,)).fetchone()

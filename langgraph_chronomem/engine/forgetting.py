@@ -109,9 +109,12 @@ class ForgettingOps(TransactionCore):
                 for commit in self.log(scope, labels={"source": source})
                 for row_id in self.row_ids_of(scope, commit.version)
             }
+        statement, params = self.sql.VALUES_IN_SCOPE, [sc]
+        if needle is not None and self.sql.VALUES_MAYBE_HOLDING and _raw_finds(needle):
+            statement, params = self.sql.VALUES_MAYBE_HOLDING, [sc, needle]
         values = {}
         for row_id, ns, k, version, value, valid_to in self.cur.execute(
-            self.sql.VALUES_IN_SCOPE, (sc,)
+            statement, params
         ).fetchall():
             if (
                 (wanted is None or (ns, k) in wanted)
@@ -121,16 +124,17 @@ class ForgettingOps(TransactionCore):
                 decoded = decode_value(value)
                 if needle is None or needle in _strings(decoded):
                     values[(row_id, ns, k, version, valid_to)] = decoded
-        matched = list(values)
+        matched = sorted(values, key=lambda row: row[1:4])  # namespace, key, version
         reasons, labelled = [], []
         texts = list(_walk(list(values.values())))
         if needle is not None and matched:
-            versions = {version for _, _, _, version, _ in matched}
-            for seq, version, reason, labels in self.cur.execute(
-                self.sql.COMMIT_TEXTS_IN_SCOPE, (sc,)
-            ).fetchall():
-                if version not in versions:
-                    continue
+            versions = sorted({version for _, _, _, version, _ in matched})
+            texts_of = [
+                row
+                for chunk in chunks(versions)
+                for row in self.cur.execute(*self.sql.commit_texts(sc, chunk))
+            ]
+            for seq, version, reason, labels in sorted(texts_of):
                 if reason is not None and needle in _folded(reason):
                     reasons.append((seq, version))
                     texts.append(reason)
@@ -394,6 +398,31 @@ def _redacted_labels(labels: str, needle: str) -> str | None:
     if redacted == stored:
         return None
     return orjson.dumps(redacted, option=orjson.OPT_SORT_KEYS).decode()
+
+
+# What `str` of a JSON number may hold, where JSON may write it otherwise
+# (`1e+16`, JSON's `1e16`).
+_NUMBER_CHARS = frozenset("0123456789.e+-")
+
+
+def _raw_finds(needle: str) -> bool:
+    """Whether a value's JSON text, lowered in ASCII, holds `needle` (folded)
+    wherever its `_strings` do, for a value of plain ASCII without escapes
+    (JSON as `encode_value` writes it; `_folded` of ASCII is lowering it):
+    when `needle` holds no character JSON escapes (a quote, a backslash, a
+    control character, the newline `_strings` joins with), so it lies
+    inside one string or key written as it reads, or inside `true` or
+    `false`; and a character no number's `str` holds, so it does not lie
+    in a number. `VALUES_MAYBE_HOLDING` reads the other values whole.
+
+    >>> _raw_finds("zorbanite syndrome"), _raw_finds("né à Paris")
+    (True, True)
+    >>> _raw_finds('said "hi"'), _raw_finds("1e+16"), _raw_finds("")
+    (False, False, False)
+    """
+    return not set(needle) <= _NUMBER_CHARS and not any(
+        c in '"\\' or c < " " for c in needle
+    )
 
 
 def _strings(value: Any) -> str:

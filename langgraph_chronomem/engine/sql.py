@@ -265,10 +265,17 @@ class Dialect:
         return walk_filter(filter, self.compare)
 
     def row_links(self, ids: Sequence[int], *, following: bool) -> Statement:
-        """(id, version, prev_id) of rows by id, or of the rows that replaced them."""
-        column = "prev_id" if following else "id"
+        """(id, version, prev_id) of rows by id, or of the rows that replaced them
+        (found among their item's rows, by index: `prev_id` has none)."""
+        if following:
+            return Statement(
+                "SELECT n.id, n.version, n.prev_id FROM items AS p JOIN items AS n "
+                "ON n.namespace = p.namespace AND n.key = p.key AND n.prev_id = p.id "
+                f"WHERE p.id IN ({_marks(ids)}) ORDER BY n.id",
+                tuple(ids),
+            )
         return Statement(
-            f"SELECT id, version, prev_id FROM items WHERE {column} IN ({_marks(ids)})",
+            f"SELECT id, version, prev_id FROM items WHERE id IN ({_marks(ids)})",
             tuple(ids),
         )
 
@@ -553,14 +560,24 @@ class Dialect:
     )
     DELETE_ERASED_AFTER = f"DELETE FROM erased WHERE id IN ({ROWS_AFTER})"
     DELETE_ITEMS_AFTER = f"DELETE FROM items WHERE id IN ({ROWS_AFTER})"
-    # What `redact` reads, erases and records.
+    # What `redact` reads, erases and records: the scope's values, in table
+    # order (a scan, not a walk of `items_key` with a lookup per row), or
+    # only those that may hold a text, where the dialect can tell
+    # (`VALUES_MAYBE_HOLDING`: the scope, then the text).
     VALUES_IN_SCOPE = (
         "SELECT id, namespace, key, version, value, valid_to FROM items "
-        "WHERE scope = ? AND value IS NOT NULL ORDER BY namespace, key, version"
+        "WHERE scope = ? AND value IS NOT NULL"
     )
-    COMMIT_TEXTS_IN_SCOPE = (
-        "SELECT seq, version, reason, labels FROM commits WHERE scope = ?"
-    )
+    VALUES_MAYBE_HOLDING: str | None = None
+
+    def commit_texts(self, scope: str, versions: Sequence[int]) -> Statement:
+        """The reasons and labels of these commits of a scope."""
+        return Statement(
+            "SELECT seq, version, reason, labels FROM commits "
+            f"WHERE scope = ? AND version IN ({_marks(versions)})",
+            (scope, *versions),
+        )
+
     SET_REASON = "UPDATE commits SET reason = ? WHERE seq = ?"
     SET_LABELS = "UPDATE commits SET labels = ? WHERE seq = ?"
     # What `compact` reads: each version with a value, and when it was made.

@@ -564,6 +564,16 @@ class SqliteDialect(Dialect):
         """The scope's number (`_scope_number`)."""
         return _scope_number(scope_key)
 
+    # Read in C, not decoded in Python: the values whose JSON text holds the
+    # text in any ASCII case, and every value that is not plain ASCII
+    # (Unicode folding may make ASCII of it) or holds an escape (it may stand
+    # for any character). `forgetting._raw_finds` says which texts this
+    # finds wherever `redact` would.
+    VALUES_MAYBE_HOLDING = (
+        Dialect.VALUES_IN_SCOPE + " AND (instr(lower(value), ?) > 0 "
+        "OR instr(value, char(92)) > 0 "
+        "OR length(value) < length(CAST(value AS BLOB)))"
+    )
     CLEAR_CHANGES = "DELETE FROM changes"
     DELETE_CHANGES_AFTER = f"DELETE FROM changes WHERE rowid IN ({Dialect.ROWS_AFTER})"
     # Ids are one past the highest given, reset or not (see `0004_row_ranges`).

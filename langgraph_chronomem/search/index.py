@@ -531,7 +531,7 @@ class SearchIndex:
         """Whether this store ever put a vector in Chroma (a collection's
         mark is in the log)."""
         with self.engine.transaction(write=False) as tx:
-            return any(p.name != FULL_TEXT for p in tx.stats().projections)
+            return any(name != FULL_TEXT for name in tx.projection_names())
 
     def scrub(self) -> bool:
         """Leave no byte of an erased value in an embedded Chroma's files:
