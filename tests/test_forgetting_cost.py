@@ -263,3 +263,19 @@ def test_redacting_by_text_finds_it_behind_a_json_escape(tmp_path: Path) -> None
         assert store.get(ALICE, "it").value == {"text": "\uff3aorbanite syndrome"}
         done = store.redact(ALICE, contains=SECRET, scrub=False)
     assert [k for _, k, _ in done.versions] == ["it"]
+
+
+def test_a_scrub_leaves_the_vector_files_it_cleaned_before_as_they_are(
+    store: ChronoStore,
+) -> None:
+    """Chroma's vector arrays are cleaned at the cost of what was deleted
+    since: a deleted vector zeroed by an earlier scrub is not written again
+    (every one was, and the files were `fsync`ed whole: 80 ms at 100k
+    vectors for one erased version)."""
+    done = store.redact(ALICE, contains=SECRET)
+    assert done.scrubbed
+    arrays = sorted((store._search.directory / "chroma").glob("*/data_level0.bin"))
+    assert arrays
+    before = [(p.stat().st_mtime_ns, p.read_bytes()) for p in arrays]
+    assert store._search.scrub()
+    assert [(p.stat().st_mtime_ns, p.read_bytes()) for p in arrays] == before

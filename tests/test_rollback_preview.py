@@ -92,6 +92,21 @@ def test_a_rollback_preview_shows_exactly_what_going_back_changes(
     assert best.changed == len(EXPECTED)
     head = maya.log(MAYA, limit=1)[0].version
     assert shown(maya.diff(MAYA, head, 5)) == EXPECTED  # the same rule as `diff`
+    offered = sorted((c.target, c.changed) for c in resolution.candidates)
+    assert offered == [(5, 4), (7, 3), (10, 2), (12, 2), (15, 1)]
+    for c in resolution.candidates:  # each preview is that rollback's diff
+        assert c.diff == tuple(maya.diff(MAYA, head, c.target))
+
+
+def test_the_previews_of_one_undo_read_the_log_once(maya: ChronoStore) -> None:
+    """Five rollback candidates: before, each read the rows since its target
+    (and then every changed item's rows again by id); now one statement reads
+    the rows since the earliest for all five."""
+    request = "go back to when I still lived in Boston"
+    ran = statements(maya, lambda: maya.resolve(MAYA, request))
+    assert sum("GROUP BY i.namespace, i.key" in sql for sql in ran) == 1
+    by_id = "e.id = items.id) FROM items WHERE id IN"  # rows read again by id
+    assert not [sql for sql in ran if by_id in sql]
 
 
 def test_acting_on_the_preview_changes_what_it_showed(tmp_path: Path) -> None:

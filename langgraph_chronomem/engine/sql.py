@@ -459,19 +459,6 @@ class Dialect:
         "GROUP BY i.namespace, i.key) AS g "
         "JOIN items AS f ON f.id = g.first_id ORDER BY f.namespace, f.key"
     )
-    # The same items, with what a diff reads of both ends in the same statement:
-    # the replaced row's id, value and erasure, and the last row's namespace,
-    # key, value and erasure (no second read of the rows by id).
-    ITEM_ENDS_VALUES_IN_RANGE = (
-        "SELECT p.id, p.value, (SELECT e.why FROM erased AS e WHERE e.id = p.id), "
-        "h.namespace, h.key, h.value, (SELECT e.why FROM erased AS e WHERE e.id = h.id) "
-        "FROM (SELECT min(i.id) AS first_id, "
-        f"max(i.id) AS last_id FROM {_ROWS} WHERE {_ROWS_OF_C} "
-        f"AND c.scope = ? AND c.version > ? AND c.version <= ? AND {_NOT_PROPOSED} "
-        "GROUP BY i.namespace, i.key) AS g "
-        "JOIN items AS f ON f.id = g.first_id JOIN items AS h ON h.id = g.last_id "
-        "LEFT JOIN items AS p ON p.id = f.prev_id ORDER BY f.namespace, f.key"
-    )
     CHANGES_IN_RANGE = (
         f"SELECT i.version, i.namespace, i.key, i.value, p.value, {_ERASED_NEW}, "
         f"{_ERASED_OLD} FROM {_ROWS} LEFT JOIN items AS p ON p.id = i.prev_id "
@@ -608,6 +595,39 @@ class Dialect:
             "SELECT id, scope, namespace, key, value, index_fields FROM items "
             f"WHERE valid_to IS NULL AND {among}",
             params,
+        )
+
+    def item_ends(self, scope: str, since: Sequence[int], hi: int) -> Statement:
+        """`ITEM_ENDS_IN_RANGE` for several versions `since` at once, with what
+        a diff reads of the rows: one pass over the rows of (min(since), hi].
+
+        Per item written in that range, in item order: its namespace and key,
+        its last row's value and erasure, then for each version `t` of `since`
+        the first row after `t` (NULL: not written since `t`) and the id, value
+        and erasure of the row that first one replaced."""
+        firsts = ", ".join(
+            f"min(CASE WHEN c.version > ? THEN i.id END) AS f{k}"
+            for k in range(len(since))
+        )
+        ends = "".join(
+            f", g.f{k}, p{k}.id, p{k}.value, "
+            f"(SELECT e.why FROM erased AS e WHERE e.id = p{k}.id)"
+            for k in range(len(since))
+        )
+        joins = "".join(
+            f" LEFT JOIN items AS f{k} ON f{k}.id = g.f{k} "
+            f"LEFT JOIN items AS p{k} ON p{k}.id = f{k}.prev_id"
+            for k in range(len(since))
+        )
+        return Statement(
+            "SELECT h.namespace, h.key, h.value, "
+            f"(SELECT e.why FROM erased AS e WHERE e.id = h.id){ends} "
+            f"FROM (SELECT max(i.id) AS last_id, {firsts} FROM {_ROWS} "
+            f"WHERE {_ROWS_OF_C} AND c.scope = ? AND c.version > ? "
+            f"AND c.version <= ? AND {_NOT_PROPOSED} GROUP BY i.namespace, i.key) "
+            f"AS g JOIN items AS h ON h.id = g.last_id{joins} "
+            "ORDER BY h.namespace, h.key",
+            [*since, scope, min(since), hi],
         )
 
     def newest_rows(self, pairs: Sequence[tuple[str, str]]) -> Statement:

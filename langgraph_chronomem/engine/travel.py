@@ -32,6 +32,7 @@ from langgraph_chronomem.engine.types import (
     Commit,
     CommitMeta,
     Conflict,
+    Erased,
     MatchedRevert,
     Namespace,
     RevertConflict,
@@ -83,27 +84,67 @@ class TravelOps(TransactionCore):
         return self._changes_between(scope, v1, v2)
 
     def _changes_between(self, scope: Namespace, v1: int, v2: int) -> Iterator[Change]:
-        """What `_rows_since` pairs up, read with the rows' values in one statement.
-
-        Cost: one statement over the rows written in (lo, hi]; values are
-        decoded only where their JSON texts differ."""
         lo, hi = sorted((v1, v2))
-        ends = self.cur.execute(
-            self.sql.ITEM_ENDS_VALUES_IN_RANGE, (scope_text(scope), lo, hi)
+        for _, namespace, key, old, was, new, now in self._differing(scope, [lo], hi):
+            sides = [(old, was), (new, now)]
+            if v1 > v2:
+                sides.reverse()
+            (old, was), (new, now) = sides
+            yield Change(namespace_from_text(namespace), key, old, new, was, now)
+
+    def previews(
+        self, scope: Namespace, head: int, targets: Sequence[int], shown: int
+    ) -> dict[int, tuple[tuple[Change, ...], int]]:
+        """What `rollback` to each of `targets` would change at `head` (old =
+        at `head`): its first `shown` changes, in `diff`'s order, and how many
+        there are.
+
+        One read of the rows written since the earliest target serves them
+        all, and changes past the first `shown` are counted, not kept: undo
+        previews five rollbacks thousands of versions back this way."""
+        wanted = list(dict.fromkeys(targets))
+        if not wanted:
+            return {}
+        for version in (head, *wanted):
+            self.check_version(scope, version, allow_zero=True)
+        kept: dict[int, list[Change]] = {target: [] for target in wanted}
+        counts = dict.fromkeys(wanted, 0)
+        for k, namespace, key, at, was, now, why in self._differing(
+            scope, wanted, head
+        ):
+            target = wanted[k]
+            counts[target] += 1
+            if len(kept[target]) < shown:
+                kept[target].append(
+                    Change(namespace_from_text(namespace), key, now, at, why, was)
+                )
+        return {target: (tuple(kept[target]), counts[target]) for target in wanted}
+
+    def _differing(
+        self, scope: Namespace, since: Sequence[int], hi: int
+    ) -> Iterator[tuple[int, str, str, Any, Erased | None, Any, Erased | None]]:
+        """Per item whose value or erasure differs between the scope at a
+        version of `since` and at `hi`, in item order: (that version's index in
+        `since`, namespace text, key, the value and erasure at it, those at
+        `hi`). One statement reads the rows of both ends; values are decoded
+        only where their JSON texts differ."""
+        count = len(since)
+        rows = self.cur.execute(
+            *self.sql.item_ends(scope_text(scope), since, hi)
         ).fetchall()
-        for lo_id, lo_value, was, namespace, key, value, now in ends:
-            if lo_id is not None and lo_value is None and was is None:
-                lo_id = None  # a deletion: the item did not exist at `lo`
-            if lo_id is not None and lo_value == value and was == now:
-                continue  # the same JSON text: equal without decoding
-            old = decode_value(lo_value) if lo_id is not None else None
-            new = decode_value(value)
-            if old != new or was or now:
-                sides = [(old, was), (new, now)]
-                if v1 > v2:
-                    sides.reverse()
-                (old, was), (new, now) = sides
-                yield Change(namespace_from_text(namespace), key, old, new, was, now)
+        for namespace, key, value, now, *ends in rows:
+            for k in range(count):
+                first, lo_id, lo_value, was = ends[4 * k : 4 * k + 4]
+                if first is None:
+                    continue  # not written since that version
+                if lo_id is not None and lo_value is None and was is None:
+                    lo_id = None  # a deletion: the item did not exist then
+                if lo_id is not None and lo_value == value and was == now:
+                    continue  # the same JSON text: equal without decoding
+                old = decode_value(lo_value) if lo_id is not None else None
+                new = decode_value(value)
+                if old != new or was or now:
+                    yield k, namespace, key, old, was, new, now
 
     def rollback(self, scope: Namespace, to: int, meta: CommitMeta) -> Commit:
         """Restore the scope to its state at `to`, as a new commit."""

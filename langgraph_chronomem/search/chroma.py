@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar, NamedTuple
 from urllib.parse import urlsplit
 
-from langgraph_chronomem.engine.scrub import zero_free_pages
+from langgraph_chronomem.engine.scrub import zero_free_pages, zero_spans
 from langgraph_chronomem.errors import ConfigError, StorageError
 
 try:
@@ -259,23 +259,21 @@ def _zero_unused(segment: Path) -> bool:
         )
     ):
         return False
+    # Only what holds bytes still: what an earlier scrub zeroed is left.
     if count:
-        mapped = np.memmap(arrays[0][0], dtype=np.uint8, mode="r+")
+        mapped = np.memmap(arrays[0][0], dtype=np.uint8, mode="r")
         elements = mapped[: count * size].reshape(count, size)
         deleted = np.flatnonzero(elements[:, level0 + 2] & _DELETED)
-        if len(deleted):
-            elements[deleted, data:label] = 0
-            mapped.flush()
+        deleted = deleted[elements[deleted, data:label].any(axis=1)]
         del elements, mapped
-    block = bytes(1 << 20)
+        vectors = [(int(n) * size + data, label - data) for n in deleted]
+        zero_spans(arrays[0][0], vectors)
     for file, width in arrays:
-        with file.open("r+b") as out:
-            out.seek(count * width)
-            left = file.stat().st_size - count * width
-            while left:
-                left -= out.write(block[: min(left, len(block))])
-            out.flush()
-            os.fsync(out.fileno())
+        if file.stat().st_size > count * width:
+            unused = np.memmap(file, dtype=np.uint8, mode="r", offset=count * width)
+            if unused.any():
+                zero_spans(file, [(count * width, len(unused))])
+            del unused
     return True
 
 

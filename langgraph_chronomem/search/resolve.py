@@ -22,10 +22,9 @@ import contextvars
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -34,7 +33,7 @@ from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.describe import change_text
 from langgraph_chronomem.engine.fields import changed_fields, field_text
 from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
+from langgraph_chronomem.engine.types import Change, Commit, Namespace
 from langgraph_chronomem.errors import CompactedError, InvalidRequestError
 from langgraph_chronomem.search.candidates import (
     DIFF_SHOWN,
@@ -483,9 +482,11 @@ class Resolver:
         if complaint is None:
             found, suspects = _real_first(found, texts, base.request)
         named = Said.of(base.intent.names, self.common_words(), base.request)
+        rollbacks = [c.target for c in found[:k] if c.action == "rollback"]
+        previews = tx.previews(scope, base.head, rollbacks, DIFF_SHOWN)
         candidates = [
             replace(
-                self._effect(tx, scope, base.head, c),
+                self._effect(tx, scope, base.head, c, previews),
                 lacking=tuple(missing(named, texts[c.id])),
             )
             for c in found[:k]
@@ -604,11 +605,16 @@ class Resolver:
 
     @staticmethod
     def _effect(
-        tx: LogTransaction, scope: Namespace, head: int, candidate: Candidate
+        tx: LogTransaction,
+        scope: Namespace,
+        head: int,
+        candidate: Candidate,
+        previews: Mapping[int, tuple[tuple[Change, ...], int]] | None = None,
     ) -> Candidate:
         """The candidate with what acting on it would change at HEAD: how many
-        items, and the first `DIFF_SHOWN` of them."""
-        conflicts: tuple[Conflict, ...] = ()
+        items, and the first `DIFF_SHOWN` of them. A rollback's comes from
+        `previews` (`LogTransaction.previews`, which reads the rows since the
+        earliest of several targets once), or is read for it alone."""
         if candidate.action == "revert":
             diff, conflicts = tx.revert_effect(
                 scope,
@@ -616,17 +622,19 @@ class Resolver:
                 items=candidate.items,
                 fields=candidate.fields,
             )
-            changes: Iterator[Change] = iter(diff)
-        else:
-            target = candidate.target
-            try:
-                tx.check_whole(scope, target)
-            except CompactedError:  # cannot be gone back to: acting changes nothing
-                return candidate
-            changes = tx.changes_between(scope, head, target)
-        shown = tuple(islice(changes, DIFF_SHOWN))
-        changed = len(shown) + sum(1 for _ in changes)
-        return replace(candidate, diff=shown, conflicts=conflicts, changed=changed)
+            shown = diff[:DIFF_SHOWN]
+            return replace(
+                candidate, diff=shown, conflicts=conflicts, changed=len(diff)
+            )
+        target = candidate.target
+        try:
+            tx.check_whole(scope, target)
+        except CompactedError:  # cannot be gone back to: acting changes nothing
+            return candidate
+        if previews is None or target not in previews:
+            previews = tx.previews(scope, head, [target], DIFF_SHOWN)
+        shown, changed = previews[target]
+        return replace(candidate, diff=shown, conflicts=(), changed=changed)
 
     def _rerank(
         self, ranker: Any, topic: str, found: list[Candidate], texts: list[str]
