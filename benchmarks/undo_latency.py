@@ -11,6 +11,16 @@ times, end to end and stage by stage. Target: p50 under 150 ms at 10k commits.
     python benchmarks/undo_latency.py               # 1k and 10k commits (~6 min)
     python benchmarks/undo_latency.py --out benchmarks/results/undo.md \\
         --json benchmarks/results/undo.json --profile benchmarks/results/undo.prof.txt
+    git worktree add /tmp/before <commit>
+    python benchmarks/undo_latency.py --sizes 10000 --before /tmp/before
+
+With `--before DIR` (a `git worktree` of an older commit) it instead compares the
+two trees on one store: the older tree builds and indexes it (a newer one can
+open an older schema, not the reverse), each tree gets a copy, and every round
+times every request once in a process of each tree, the order alternating, so
+the two run side by side under the same load. It also checks that both trees
+resolve every request alike: the same candidates, actions, targets, counts and
+previewed items.
 
 Method: each store is written with `synchronous=NORMAL` (building is not what is
 measured), closed, and reopened as it comes (`synchronous=FULL`). Every request is
@@ -37,6 +47,9 @@ import json
 import os
 import pstats
 import shlex
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -47,8 +60,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as `python benchmarks/undo_latency.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as a script, maybe for another tree (`--before`)
+    here = str(Path(__file__).resolve().parent.parent)
+    sys.path.insert(0, os.environ.get("UNDO_LATENCY_TREE", here))
 
 from benchmarks.report import (
     PACKAGES,
@@ -70,6 +84,8 @@ from langgraph_chronomem.search.intent import parse
 from langgraph_chronomem.search.resolve import Resolution, Resolver, ResolverConfig
 
 __all__ = ["FULL", "QUICK", "Settings", "main"]
+
+ROOT = Path(__file__).resolve().parent.parent  # this tree
 
 TARGET_MS = 150.0  # the project's target: resolve p50 at 10k commits
 TARGET_SIZE = 10_000
@@ -556,6 +572,135 @@ def to_json(
     )
 
 
+# -- two trees side by side (`--before`) ------------------------------------------
+
+
+def child_build(directory: str, size: int, seed: int) -> dict[str, Any]:
+    """In a tree's process: write the history, index and embed every change."""
+    with ChronoStore.from_path(directory, scope_depth=2, synchronous="NORMAL") as store:
+        heads = build_history(store, size, seed=seed)
+    with ChronoStore.from_path(directory) as store:
+        with store._engine.transaction(write=True) as tx:
+            tx.index_changes()
+        store._search.vectors().catch_up(items=False)
+    return {"heads": heads}
+
+
+def _outcome(resolution: Resolution) -> list[Any]:
+    """What a resolve decided and would preview: compared between the trees."""
+    return [
+        resolution.decided,
+        [
+            [
+                c.id,
+                c.action,
+                c.target,
+                c.changed,
+                [[*d.namespace, d.key] for d in c.diff],
+            ]
+            for c in resolution.candidates
+        ],
+    ]
+
+
+def child_time(directory: str, rounds: int, start: int) -> dict[str, Any]:
+    """In a tree's process: warm every request up once, then time it `rounds`
+    times (the list rotated to begin at `start`)."""
+    scope = scope_of(TARGET)
+    with ChronoStore.from_path(directory) as store:
+        outcomes = [_outcome(store.resolve(scope, r.text)) for r in REQUESTS]
+        taken: dict[int, list[float]] = {}
+        for round_ in range(rounds):
+            count = len(REQUESTS)
+            for i in [(start + round_ + j) % count for j in range(count)]:
+                began = time.perf_counter_ns()
+                store.resolve(scope, REQUESTS[i].text)
+                taken.setdefault(i, []).append((time.perf_counter_ns() - began) / 1e6)
+    return {"ms": taken, "outcomes": outcomes}
+
+
+def _child(tree: Path, *args: str) -> dict[str, Any]:
+    env = {**os.environ, "UNDO_LATENCY_TREE": str(tree), "CHRONOMEM_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{args[0]} failed in {tree}:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def _p(samples: Sequence[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def compare(
+    settings: Settings, before: Path, parent: Path, log: Callable[[str], None]
+) -> tuple[str, bool]:
+    """This tree against `before` on one store per size; the markdown, and
+    whether both resolved every request alike."""
+    trees = {"after": ROOT, "before": before.resolve()}
+    lines: list[str] = []
+    alike = True
+    for size in settings.sizes:
+        built = parent / f"built-{size}"
+        _child(trees["before"], "_build", str(built), str(size), str(settings.seed))
+        for label in trees:
+            shutil.copytree(built, parent / f"{label}-{size}")
+        log(f"built {size} with {before}")
+        taken: dict[str, dict[int, list[float]]] = {label: {} for label in trees}
+        outcomes: dict[str, Any] = {}
+        loads = []
+        for round_ in range(settings.rounds):
+            loads.append(os.getloadavg()[0])
+            order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
+            for label in order:
+                got = _child(
+                    trees[label], "_time", str(parent / f"{label}-{size}"), "1",
+                    str(round_),
+                )  # fmt: skip
+                outcomes.setdefault(label, got["outcomes"])
+                for i, ms in got["ms"].items():
+                    taken[label].setdefault(int(i), []).extend(ms)
+            log(f"round {round_ + 1}/{settings.rounds} at {size}")
+        same = outcomes["after"] == outcomes["before"]
+        alike = alike and same
+        lines += [
+            f"### {size_label(size)} commits",
+            "",
+            f"1-minute load average at the start of the rounds: {_load_range(loads)}. "
+            f"Both trees resolved every request alike: {'yes' if same else 'NO'}.",
+            "",
+        ]
+        rows = []
+        for name, indexes in (("search requests", _paths("search")),
+                              ("no-topic and redo", _paths("shortcut")),
+                              ("all requests", _paths(None))):  # fmt: skip
+            cells = []
+            for label in trees:
+                pooled = _pool(taken[label], indexes)
+                cells.append(
+                    f"{_fmt(statistics.median(pooled))} / {_fmt(_p(pooled, 0.95))}"
+                )
+            rows.append([name, *cells])
+        for i in _paths("search"):
+            cells = [
+                f"{_fmt(statistics.median(taken[t][i]))} / {_fmt(max(taken[t][i]))}"
+                for t in trees
+            ]
+            rows.append([f'"{REQUESTS[i].text}"', *cells])
+        lines += markdown_table(
+            ["requests (ms, p50 / p95; one request: p50 / max)", *trees], rows
+        )
+        lines.append("")
+    return "\n".join(lines), alike
+
+
 # -- command line ---------------------------------------------------------------
 
 
@@ -583,6 +728,11 @@ def parse_args(argv: Sequence[str] | None) -> tuple[Settings, argparse.Namespace
         type=Path,
         help="also cProfile the largest size; write the stats here",
     )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="an older tree (a git worktree) to time side by side with this one",
+    )
     args = parser.parse_args(argv)
     settings = QUICK if args.quick else FULL
     overrides = {
@@ -608,6 +758,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = shlex.join(sys.orig_argv if argv is None else ["undo_latency.py", *argv])
 
     log = progress
+    if args.before:
+        with tempfile.TemporaryDirectory(prefix="chronomem-undo-", dir=args.dir) as tmp:
+            machine = machine_info(Path(tmp), BENCH_PACKAGES)
+            table, alike = compare(settings, args.before, Path(tmp), log)
+        machine["load average at end"] = load_average()
+        markdown = "\n".join(
+            [*header("Undo latency, two trees", command, machine), "", table]
+        )
+        print(markdown)
+        if args.out:
+            write_report(args.out, markdown)
+        return 0 if alike else 1
 
     process: dict[str, float] = {}
     process_cpu: dict[str, float] = {}
@@ -647,4 +809,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if len(sys.argv) > 1 and sys.argv[1] == "_build":
+        where, size, seed = sys.argv[2:]
+        print(json.dumps(child_build(where, int(size), int(seed))))
+    elif len(sys.argv) > 1 and sys.argv[1] == "_time":
+        where, rounds, start = sys.argv[2:]
+        print(json.dumps(child_time(where, int(rounds), int(start))))
+    else:
+        sys.exit(main())

@@ -26,6 +26,7 @@ from typing import Any
 
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.base import LogTransaction
+from langgraph_chronomem.engine.travel import TravelOps
 from langgraph_chronomem.search import resolve as resolve_module
 from langgraph_chronomem.search.resolve import Resolver
 from langgraph_chronomem.search.vectors import VectorIndex
@@ -39,8 +40,8 @@ CALLER = {  # stage -> what it is; the caller's thread, in the order resolve run
     "dense wait": "waiting for the dense worker after BM25 returned",
     "rrf + load commits": "contrast vectors (kept in memory), RRF (`Resolver._fuse`)",
     "rerank": "FlashRank rerank of the top K (`Resolver._rerank`)",
-    "decide: effects": "what acting on each candidate changes: rollback diffs, revert "
-    "effects (`Resolver._effect`)",
+    "decide: effects": "what acting on each candidate changes: rollback previews "
+    "(`TravelOps.previews`, one read for all), revert effects (`Resolver._effect`)",
     "decide: rest": "loading candidate commits, the rule to act",
     "shortcut": "`_latest` / `_redo`: requests with no topic, or redo",
     "txn + glue": "read transactions' BEGIN/COMMIT, lock waits, glue code",
@@ -168,6 +169,7 @@ def install(stores: list[ChronoStore], clock: StageClock) -> Callable[[], None]:
     patch(VectorIndex, "query_changes", lambda f: span("dense: chroma query", f))
 
     patch(Resolver, "_effect", lambda f: staticmethod(span("decide: effects", f)))
+    patch(TravelOps, "previews", lambda f: span("decide: effects", f))
 
     for store in stores:
         search = store._search  # the benchmark reaches into the store on purpose
