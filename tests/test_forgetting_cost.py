@@ -313,3 +313,29 @@ def test_zeroing_many_spans_syncs_the_file_once(
     scrub.zero_spans(path, [(32, 32)])
     assert synced == (["write"] if hasattr(os, "RWF_DSYNC") else ["file"])
     assert path.read_bytes()[:64] == bytes(64)
+
+
+def test_vectors_are_deleted_in_batches_as_large_as_chroma_takes(
+    store: ChronoStore,
+) -> None:
+    """A compaction that erases most of a store deletes tens of thousands of
+    vectors: in calls of Chroma's largest batch, not of 500 (5,000 took 1.3 s
+    in calls of 500, 0.86 s in one)."""
+    from langgraph_chronomem.search.erase import _delete
+
+    vectors = store._search.vectors()
+    collection = vectors.changes
+    dim = len(vectors.embed(["x"])[0])
+    ids = [f"extra-{n}" for n in range(1200)]
+    collection.add(ids=ids, embeddings=np.ones((len(ids), dim)).tolist())
+    calls: list[int] = []
+    delete = collection.delete
+
+    def counted(ids: list[str]) -> None:
+        calls.append(len(ids))
+        delete(ids=ids)
+
+    collection.delete = counted  # type: ignore[method-assign]
+    _delete(vectors, collection, ids)
+    assert calls == [1200]
+    assert collection.get(ids=ids, include=[])["ids"] == []

@@ -104,5 +104,8 @@ def _erase_items(vectors: VectorIndex, items: Any, erased: Sequence[int]) -> Non
 
 
 def _delete(vectors: VectorIndex, collection: Any, ids: Sequence[str]) -> None:
-    for chunk in chunks(list(ids)):
-        vectors._call(partial(collection.delete, ids=list(chunk)))
+    """Delete these vectors, as many a call as Chroma takes (measured: 5,000
+    deletions took 1.3 s in calls of 500, 0.86 s in one call)."""
+    size = vectors.client.get_max_batch_size()
+    for start in range(0, len(ids), size):
+        vectors._call(partial(collection.delete, ids=list(ids[start : start + size])))
