@@ -12,7 +12,8 @@ measurement; each measurement runs in a fresh process (its model
 loaded, Chroma open and its follower idle before the clock starts, as in an
 app that has undone once), with the code of this checkout and, given
 `--before DIR` (a `git worktree` of an earlier commit), that code too,
-interleaved in one run:
+interleaved in one run (`--quick`, a smoke test, builds and measures in
+one process):
 
 - `redact(contains=<secret>)` of that one version, scrub on (the default);
   after it, no file of the store holds the secret's bytes;
@@ -53,6 +54,7 @@ TOPICS = [
     "piano",
     "diet",
 ]
+OPERATIONS = ("redact", "compact")
 PLACES = ["Lyon", "Oslo", "Lima", "Quito", "Cairo", "Rome", "Kyoto", "Perth"]
 
 
@@ -127,6 +129,20 @@ def in_process(code: Path, *args: str) -> Any:
     return json.loads(done.stdout.splitlines()[-1])
 
 
+def quick(commits: int, scratch: Path) -> list[dict[str, Any]]:
+    """`--quick`, in this one process: the store built, then `worker` for
+    each operation on a copy of it (a process each costs an import of the
+    package, Chroma and the model: about 4 s of a smoke test under load)."""
+    store = scratch / "store"
+    build(store, commits)
+    done = []
+    for operation in OPERATIONS:
+        copy = scratch / operation
+        shutil.copytree(store, copy)
+        done.append(worker(operation, copy))
+    return done
+
+
 def measure(code: Path, operation: str, store: Path, scratch: Path) -> dict[str, Any]:
     """`worker(operation)` on a copy of `store`, in a process running `code`."""
     copy = scratch / "copy"
@@ -144,6 +160,7 @@ def run(
     before: Path | None,
     before_upto: int,
     after: Path = ROOT,
+    one_process: bool = False,
 ) -> list[dict[str, Any]]:
     from benchmarks.report import progress
 
@@ -158,14 +175,20 @@ def run(
             # by the oldest code: the newer opens it (and upgrades each copy)
             progress(f"building {size} commits")
             started = time.perf_counter()
-            in_process(next(iter(codes.values())), "--build", str(size), str(store))
-            built = time.perf_counter() - started
-            for operation in ("redact", "compact"):
+            if one_process:
+                measured = in_process(after, "--quick-in", str(size), str(scratch))
+                built = time.perf_counter() - started  # and measured
+            else:
+                in_process(next(iter(codes.values())), "--build", str(size), str(store))
+                built = time.perf_counter() - started
+            for n, operation in enumerate(OPERATIONS):
                 samples: dict[str, list[dict[str, Any]]] = {c: [] for c in codes}
-                for repeat in range(repeats):
+                for repeat in range(0 if one_process else repeats):
                     for label, code in codes.items():  # interleaved
                         progress(f"{size}: {operation} {label} #{repeat + 1}")
                         samples[label].append(measure(code, operation, store, scratch))
+                if one_process:
+                    samples["after"] = [measured[n]]
                 for label, runs in samples.items():
                     results.append(
                         {
@@ -192,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--build", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--quick-in", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--code", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--repeats", type=int, default=3)
@@ -205,7 +229,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=10000,
         help="measure the earlier code up to this many commits (it re-embeds all)",
     )
-    parser.add_argument("--quick", action="store_true", help="200 commits, once")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="200 commits, once, this checkout only, in one process",
+    )
     parser.add_argument("--out", type=Path, help="also write the markdown here")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
@@ -218,11 +246,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         build(Path(args.build[1]), int(args.build[0]))
         print("{}")
         return 0
+    if args.quick_in:
+        print(json.dumps(quick(int(args.quick_in[0]), Path(args.quick_in[1]))))
+        return 0
     from benchmarks.report import header, machine_info, write_report
 
     if args.quick:
-        args.sizes, args.repeats = [200], 1
-    results = run(args.sizes, args.repeats, args.before, args.before_up_to, args.after)
+        args.sizes, args.repeats, args.before = [200], 1, None
+    results = run(
+        args.sizes,
+        args.repeats,
+        args.before,
+        args.before_up_to,
+        args.after,
+        one_process=args.quick,
+    )
     command = "python benchmarks/forgetting.py" + (
         " --quick" if args.quick else f" --sizes {' '.join(map(str, args.sizes))}"
     )
