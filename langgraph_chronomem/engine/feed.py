@@ -155,6 +155,14 @@ class ProjectionFeed:
         held = self._lease(name)
         return held is not None and held[0] != owner and held[1] > time.time()
 
+    def lease_left(self, name: str, owner: str) -> float:
+        """Seconds left on `owner`'s lease on projection `name`'s catch-up
+        (0 when another owner, or none, holds it): a read."""
+        held = self._lease(name)
+        if held is None or held[0] != owner:
+            return 0.0
+        return max(0.0, held[1] - time.time())
+
     def lease(self, name: str, owner: str, *, seconds: float) -> bool:
         """Take, or renew, the lease on projection `name`'s catch-up for
         `owner` (a process's catch-up of the shared log) for `seconds`, unless

@@ -89,8 +89,10 @@ class ResolverConfig:
             back over every change since (it is offered instead).
         follow_writes: On a store opened without `index=`, embed the item
             changes the undo search reads in a background thread as writes
-            land (at a low priority), so the first undo after a burst finds
-            them ready. `None` (the default): yes with a Chroma server or a
+            land (at a low priority; during a burst it only runs the model,
+            and writes the vectors once the writes pause or the store
+            closes), so the first undo after a burst finds them ready.
+            `None` (the default): yes with a Chroma server or a
             client of yours; not with the embedded Chroma, which serves one
             process: the follower would hold it and lock out another
             process's undo (the `chronomem` command beside a running app).

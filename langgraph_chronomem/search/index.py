@@ -87,6 +87,10 @@ def _remade(exc: chromadb.errors.ChromaError) -> bool:
 
 
 _FOLLOW_BATCH = 32  # commits per follower step: what a search may wait for
+_BURST_PIECE = 4  # commits read at a time by a follower step during a burst
+# Seconds `close` takes at most to write the vectors its follower embedded
+# ahead during a burst of writes that ended just before.
+_CLOSE_WRITES = 1.0
 INDEX_META = "index"  # the index settings a store was last opened with
 
 caller_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
@@ -236,6 +240,7 @@ class SearchIndex:
             self._follow,
             name=f"chronomem-follow-{directory or 'server'}",
             background=True,
+            light=functools.partial(self._follow, light=True),
         )
 
     def _settle_index(self, *, given: bool) -> None:
@@ -462,9 +467,14 @@ class SearchIndex:
             )
         self._follower.poke()
 
-    def _follow(self, *, asked: bool = False) -> bool:
+    def _follow(self, *, asked: bool = False, light: bool = False) -> bool:
         """The follower's step: a few batches of commits into each collection,
         then the full-text index. Returns whether more may remain.
+
+        A `light` step, taken while a burst of writes goes on, embeds the
+        changes ahead and keeps their vectors (`VectorIndex.embed_ahead`):
+        writing them to Chroma and the full-text index, which the writes
+        would wait for, is left to the step after the burst.
 
         Chroma is not opened only to find nothing to do: each open of an
         embedded one writes its empty index files again, from memory it
@@ -475,10 +485,19 @@ class SearchIndex:
         `asked` does it whatever the lease says."""
         applied = 0
         names = self.kept_projections() if asked or self._opens_vectors else ()
+        if light and not (names and lagging(self.engine, names)):
+            return False
         if self._vectors is not None or (names and lagging(self.engine, names)):
             if self._vectors is None:  # a close meanwhile need not wait for it
                 with self._follower.detached():
                     models.load_embeddings(self.embeddings)
+            if light:
+                ahead = self._on_vectors(
+                    lambda vectors: vectors.embed_ahead(
+                        batch=_FOLLOW_BATCH, piece=_BURST_PIECE
+                    )
+                )
+                return ahead > 0
             applied = self._on_vectors(
                 lambda vectors: vectors.catch_up(
                     steps=1, batch=_FOLLOW_BATCH, shared=not asked
@@ -669,6 +688,11 @@ class SearchIndex:
         self._follower.stop()
         if self._resolver is not None:
             self._resolver.close()
+        if self._vectors is not None:  # what a burst's end left in memory
+            try:
+                self._vectors.write_ahead(_CLOSE_WRITES)
+            except Exception:  # Chroma's errors are of many kinds
+                logger.debug("left to the next catch-up", exc_info=True)
         with self._lock:
             vectors, self._vectors = self._vectors, None
             lock, self._chroma_lock = self._chroma_lock, None

@@ -93,7 +93,14 @@ _BATCH = 256  # commits per catch-up step
 # others' background catch-up this long at most.
 _LEASE_SECONDS = 30.0
 _WHOLE = 32  # a backlog an undo applies whole, for every scope
+_AHEAD_MOST = 20_000  # change vectors `embed_ahead` keeps (about 30 MB)
 _SWEEP_PAGE = 5000  # vectors read at a time (a sweep, a top-up)
+# Chroma's approximate (HNSW) index of a collection: nothing here queries it
+# (searches compare every vector of a scope exactly, from a copy kept in
+# memory), yet Chroma builds it on every write, holding the GIL, which the
+# store's writes wait for. A sparse graph costs a third of the default's to
+# build (measured: 0.5 against 1.6 ms a vector).
+_HNSW = {"space": "cosine", "ef_construction": 8, "max_neighbors": 4}
 # What a Chroma server says when a read races another client's write (seen
 # with four processes on one server), and the pauses before trying again.
 _RACED = "Error finding id"
@@ -296,6 +303,11 @@ class _Kept:
         )
 
 
+def _embedded(row: ChangeRow) -> str:
+    """The text a change's vector is made of: what it left, in its context."""
+    return f"{row.text.new} {row.text.context}"
+
+
 def _add_unseen(
     read: Callable[[], Sequence[_Row]],
     add: Callable[[Sequence[_Row]], None],
@@ -399,6 +411,10 @@ class VectorIndex:
         self._pending_lock = threading.Lock()
         self._pending: dict[str, tuple[int, np.ndarray]] = {}
         self._generation = 0
+        # Change vectors `embed_ahead` computed, by text, as `_pending`, and
+        # the commit seq it embedded up to.
+        self._early: dict[str, tuple[int, np.ndarray]] = {}
+        self._early_seq = 0
         self._ahead: set[int] = set()  # change rows added before their commits' turn
         # By scope key: the seq up to which `ready_for` embedded the scope's
         # changes, and the collection's mark then.
@@ -465,7 +481,7 @@ class VectorIndex:
                     "embedder": self.embedder,
                     "fields": json.dumps(self.item_fields),
                 },
-                configuration={"hnsw": {"space": "cosine"}},
+                configuration={"hnsw": _HNSW},
             )
         )
 
@@ -523,11 +539,15 @@ class VectorIndex:
     # -- what gets embedded ---------------------------------------------------
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Vectors for `texts`, reusing those writes computed (`remember`)."""
+        """Vectors for `texts`, reusing those writes computed (`remember`)
+        and those `embed_ahead` did (each used once)."""
         with self._pending_lock:
             known = {
                 t: self._pending[t][1].tolist() for t in texts if t in self._pending
             }
+            for text in texts:
+                if text in self._early and text not in known:
+                    known[text] = self._early.pop(text)[1].tolist()
         missing = list(dict.fromkeys(t for t in texts if t not in known))
         if missing:
             known.update(
@@ -608,10 +628,15 @@ class VectorIndex:
 
     def _lease(self, name: str) -> bool:
         """Take or renew this store's lease on `name`'s background catch-up;
-        whether it holds it. Read first: a held lease costs no write."""
+        whether it holds it. Read first: a lease held by another costs no
+        write, nor one of this store's with more than half its time left (a
+        write commits to disk, and during a burst the writes wait for it)."""
         with self.engine.transaction(write=False) as tx:
-            if ProjectionFeed(tx).leased_to_another(name, self._owner):
+            feed = ProjectionFeed(tx)
+            if feed.leased_to_another(name, self._owner):
                 return False
+            if feed.lease_left(name, self._owner) > _LEASE_SECONDS / 2:
+                return True
         with self.engine.transaction(write=True) as tx:
             return ProjectionFeed(tx).lease(name, self._owner, seconds=_LEASE_SECONDS)
 
@@ -666,6 +691,8 @@ class VectorIndex:
             if upto is not None:
                 seqs = [seq for seq in seqs if seq <= upto]
             if not seqs:
+                if name == self.changes.name:
+                    self._forget_pending(remembered, early=True)
                 if self.items is not None and name == self.items.name:
                     self._forget_pending(remembered)
                     if not self._swept:
@@ -707,15 +734,19 @@ class VectorIndex:
         with self.engine.transaction(write=True) as tx:
             ProjectionFeed(tx).rebuilt(name, scope, tickets)
 
-    def _forget_pending(self, remembered: int) -> None:
-        """Drop vectors remembered before a catch-up that found nothing left:
-        their commits are applied (or their items written again since)."""
+    def _forget_pending(self, remembered: int, *, early: bool = False) -> None:
+        """Drop vectors remembered (`early`: embedded ahead) before a
+        catch-up that found nothing left: their commits are applied (or their
+        items written again since)."""
         with self._pending_lock:
-            self._pending = {
-                text: entry
-                for text, entry in self._pending.items()
-                if entry[0] > remembered
+            kept = self._early if early else self._pending
+            kept = {
+                text: entry for text, entry in kept.items() if entry[0] > remembered
             }
+            if early:
+                self._early = kept
+            else:
+                self._pending = kept
 
     def ready_for(self, scope: Namespace) -> int:
         """Bring `scope`'s change vectors up to the log, and no other scope's.
@@ -976,20 +1007,96 @@ class VectorIndex:
             drop = partial(self._drop_copies, scope=scope)
             self._remake(self.changes, scope, described, self._add_changes, drop)
             return
-        with self.engine.transaction(write=False) as tx:
-            rows = tx.change_rows(after=after, upto=upto)
+        rows = self._change_rows(after, upto)
         if self._ahead:  # skip what `ready_for` added already
             ahead = self._ahead.intersection(row.row_id for row in rows)
             self._ahead -= ahead
             rows = [row for row in rows if row.row_id not in ahead]
         self._add_changes([row for row in rows if row.text.new])
 
+    def _change_rows(
+        self, after: int, upto: int, *, piece: int | None = None
+    ) -> list[ChangeRow]:
+        """The change rows of the commits `after < seq <= upto`, read `piece`
+        commits a transaction (default: all in one)."""
+        rows: list[ChangeRow] = []
+        while after < upto:
+            with self.engine.transaction(write=False) as tx:
+                end = upto
+                if piece is not None:
+                    seqs = ProjectionFeed(tx).commit_seqs_after(after, limit=piece)
+                    end = min([upto, *seqs[-1:]])
+                rows += tx.change_rows(after=after, upto=end)
+            after = end
+        return rows
+
+    def embed_ahead(self, *, batch: int, piece: int) -> int:
+        """Embed the changes of the next `batch` commits past what the change
+        collection holds (and past what this did before), and keep their
+        vectors in memory for the catch-up that writes them to Chroma and
+        moves the mark. Returns how many commits it embedded (0: none left,
+        or `_AHEAD_MOST` vectors kept already).
+
+        For a follower while writes land: the model runs without Python's
+        global lock, which a Chroma write holds for its whole length (about
+        a millisecond a vector, the writes' threads waiting); the log is read
+        `piece` commits a transaction, each holding the log's lock, which the
+        writes wait for, only briefly; and nothing is written, to the log or
+        to Chroma. The catch-up at the pause then costs no model time. Like
+        the follower's catch-up, it is left to the process holding the lease
+        on it, if another does.
+        """
+        name = self.changes.name
+        with self._pending_lock:
+            if len(self._early) >= _AHEAD_MOST:
+                return 0
+            start = self._early_seq
+        if not self._lease(name):
+            return 0
+        with self.engine.transaction(write=False) as tx:
+            feed = ProjectionFeed(tx)
+            start = max(start, feed.state(name).seq)
+            seqs = feed.commit_seqs_after(start, limit=batch)
+        if not seqs:
+            return 0
+        rows = self._change_rows(start, seqs[-1], piece=piece)
+        texts = dict.fromkeys(_embedded(row) for row in rows if row.text.new)
+        with self._pending_lock:
+            missing = [t for t in texts if t not in self._early]
+        vectors = self.embeddings.embed_documents(missing) if missing else []
+        with self._pending_lock:
+            self._generation += 1
+            for text, vector in zip(missing, vectors, strict=True):
+                self._early[text] = (
+                    self._generation,
+                    np.asarray(vector, dtype=np.float32),
+                )
+            self._early_seq = max(self._early_seq, seqs[-1])
+        return len(seqs)
+
+    def write_ahead(self, seconds: float) -> int:
+        """Write to Chroma what `embed_ahead` embedded, moving the mark, for
+        about `seconds` at most (one batch may run over): for a store that
+        closes right after a burst of writes, whose vectors would otherwise
+        be lost with the process. Returns how many commits were written.
+        No model runs but for a change `embed_ahead` did not reach."""
+        deadline = time.monotonic() + seconds
+        written = 0
+        while self._early and time.monotonic() < deadline:
+            done = self.catch_up(
+                items=False, steps=1, batch=_BATCH, upto=self._early_seq, shared=False
+            )
+            if not done:
+                break
+            written += done
+        return written
+
     def _add_changes(self, rows: Sequence[ChangeRow]) -> None:
         changes = self.changes
         rows = sorted(rows, key=lambda r: r.row_id)  # see `_top_up`
         for start in range(0, len(rows), _BATCH):
             part = rows[start : start + _BATCH]
-            vectors = self.embed([f"{row.text.new} {row.text.context}" for row in part])
+            vectors = self.embed([_embedded(row) for row in part])
             metadatas = [
                 {
                     "scope": scope_key(row.scope),
