@@ -5,8 +5,12 @@ Scenario (issue 33): a writer process opens a store as users open one (no
 `benchmarks/undo_workload.py` (the target user's scope holds N commits, three
 other users' N/4 each) with its background follower running meanwhile, and then
 either exits at once after its last write (`exit`: an import that quits, leaving
-whatever its follower had not embedded) or stays up until its follower is idle
-(`stay`: an app or LangGraph server that keeps running). Another process then
+whatever its follower had not embedded; `close` writes what it embedded during
+the burst, for a second at most) or stays up until its follower is idle
+(`stay`: an app or LangGraph server that keeps running). `nofollow` is `exit`
+with the follower off (`follow_writes=False`): the writes' pace without it, side
+by side with the others', and a first undo that must embed everything. Another
+process then
 opens the same directory and times its first `resolve` on the target scope (the
 catch-up it must do, model loads included), then every request of the workload
 `--rounds` times (the later undos, p50 and p95).
@@ -46,7 +50,7 @@ __all__ = ["main"]
 
 FIRST_TARGET_S = 2.0
 LATER_TARGETS_MS = (60.0, 150.0)  # p50, p95 at 10k commits
-SCENARIOS = ("exit", "stay")
+SCENARIOS = ("exit", "stay", "nofollow")
 
 
 def _changes_behind(store: Any) -> int | None:
@@ -69,7 +73,7 @@ def write(directory: str, size: int, seed: int, scenario: str) -> dict[str, Any]
 
     fields = {field.name for field in dataclasses.fields(ResolverConfig)}
     follows: dict[str, Any] = (
-        {"follow_writes": True} if "follow_writes" in fields else {}
+        {"follow_writes": scenario != "nofollow"} if "follow_writes" in fields else {}
     )
     started = time.perf_counter()
     store = ChronoStore.from_path(
@@ -80,16 +84,38 @@ def write(directory: str, size: int, seed: int, scenario: str) -> dict[str, Any]
     behind_at_end = _changes_behind(store)
     if scenario == "stay":
         store.wait_for_index()
+    settled = time.perf_counter() - started - wrote
     behind = _changes_behind(store)
+    closing = time.perf_counter()
     store.close()
     return {
         "code": langgraph_chronomem.__file__,
         "commits": sum(heads.values()),
         "write_s": wrote,
-        "settle_s": time.perf_counter() - started - wrote,
+        "puts_per_s": sum(heads.values()) / wrote,
+        "settle_s": settled,
+        "close_s": time.perf_counter() - closing,
         "behind_after_writes": behind_at_end,
         "behind_at_close": behind,
+        "behind_after_close": _behind_after(directory),
     }
+
+
+def _behind_after(directory: str) -> int | None:
+    """Commits the change vectors lack, read from the log alone (no Chroma
+    opened, no model loaded) after the writer closed its store."""
+    from langgraph_chronomem.engine.sqlite import SqliteEngine
+    from langgraph_chronomem.store import DATABASE_FILE
+
+    engine = SqliteEngine(Path(directory) / DATABASE_FILE)
+    try:
+        with engine.transaction(write=False) as tx:
+            for projection in tx.stats().projections:
+                if projection.name.startswith("chronomem-changes"):
+                    return int(projection.behind)
+    finally:
+        engine.close()
+    return None
 
 
 def read(directory: str, rounds: int) -> dict[str, Any]:
@@ -167,10 +193,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     trees = [("after", ROOT)] + ([("before", args.before)] if args.before else [])
     print(f"Command: `python {shlex.join(sys.argv)}`\n\nMachine: {_machine()}\n")
     print(
-        "| commits (target + others) | writer | code | backlog after writes -> "
-        "at close | first undo, other process | later undos p50 / p95 |"
+        "| commits (target + others) | writer | code | puts/s | backlog after "
+        "writes -> before close -> after | first undo, other process | later "
+        "undos p50 / p95 |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory(dir=args.dir) as parent:
         for size in sizes:
             for scenario in scenarios:
@@ -183,11 +210,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     got = _child(tree, "_read", str(directory), str(rounds))
                     backlog = (
                         f"{wrote['behind_after_writes']} -> {wrote['behind_at_close']}"
+                        f" -> {wrote['behind_after_close']}"
                     )
                     print(
                         f"| {size} + {wrote['commits'] - size} | {scenario} "
                         f"(writes {wrote['write_s']:.0f} s, waits "
-                        f"{wrote['settle_s']:.1f} s) | {label} | {backlog} | "
+                        f"{wrote['settle_s']:.1f} s, closes in "
+                        f"{wrote['close_s']:.1f} s) | {label} | "
+                        f"{wrote['puts_per_s']:.0f} | {backlog} | "
                         f"{got['first_s']:.2f} s | {got['later_p50_ms']:.0f} / "
                         f"{got['later_p95_ms']:.0f} ms (n={got['later_n']}) |",
                         flush=True,
