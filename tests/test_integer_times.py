@@ -9,6 +9,8 @@ import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from benchmarks.commit_bytes import measure
 from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write, migrations
 from langgraph_chronomem.engine.base import LogTransaction
@@ -103,3 +105,28 @@ def test_a_commit_of_a_small_item_takes_a_fifth_fewer_bytes() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         figures = measure(1_000, Path(tmp))
     assert figures["ChronoStore log"] < 360
+
+
+def test_a_writer_of_text_times_on_a_migrated_store_fails_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """A process of the version before, still running when another upgraded
+    the file, would write text times that sort after every number (in every
+    search and time window): its write is refused and the log stays whole."""
+    path = tmp_path / "log.sqlite3"
+    engine = SqliteEngine(path, scope_depth=2)
+    with engine.transaction(write=True) as tx:
+        tx.commit([Write(ALICE, "home", {"city": "Boston"})], CommitMeta())
+    engine.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    old = LogTransaction(conn.cursor(), _TextTimes(), 2, omit_expired=False)
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK constraint failed"):
+        old.commit([Write(ALICE, "home", {"city": "Paris"})], CommitMeta())
+    conn.execute("ROLLBACK")
+    conn.close()
+    engine = SqliteEngine(path)
+    with engine.transaction(write=False) as tx:
+        assert [c.version for c in tx.log(ALICE)] == [1]
+        assert tx.get(ALICE, ["home"])["home"].value == {"city": "Boston"}
+    engine.close()

@@ -359,7 +359,9 @@ MIGRATIONS = [
             # 8 bytes where the ISO text took 32: three a commit, a quarter
             # of what a commit of a small item wrote. Both tables are made
             # anew for the column types (TEXT would store the numbers as
-            # text); `_micros` converts what they held.
+            # text); `_micros` converts what they held. A process of a
+            # version before, still running, would write text times that
+            # sort after every number: its writes fail instead.
             """CREATE TABLE items_next (
                 id INTEGER PRIMARY KEY,
                 scope TEXT NOT NULL,
@@ -369,8 +371,8 @@ MIGRATIONS = [
                 key TEXT NOT NULL,
                 value TEXT,
                 prev_id INTEGER,
-                created_at INTEGER,
-                updated_at INTEGER,
+                created_at INTEGER CHECK (typeof(created_at) <> 'text'),
+                updated_at INTEGER CHECK (typeof(updated_at) <> 'text'),
                 ttl_minutes REAL,
                 expires_at REAL,
                 index_fields TEXT
@@ -389,7 +391,7 @@ MIGRATIONS = [
                 scope TEXT NOT NULL,
                 version INTEGER NOT NULL,
                 parent INTEGER,
-                created_at INTEGER NOT NULL,
+                created_at INTEGER NOT NULL CHECK (typeof(created_at) <> 'text'),
                 author TEXT,
                 reason TEXT,
                 op TEXT NOT NULL,
