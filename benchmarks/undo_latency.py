@@ -610,13 +610,16 @@ def child_time(directory: str, rounds: int, start: int) -> dict[str, Any]:
     with ChronoStore.from_path(directory) as store:
         outcomes = [_outcome(store.resolve(scope, r.text)) for r in REQUESTS]
         taken: dict[int, list[float]] = {}
+        cpu: dict[int, list[float]] = {}
         for round_ in range(rounds):
             count = len(REQUESTS)
             for i in [(start + round_ + j) % count for j in range(count)]:
-                began = time.perf_counter_ns()
+                cpu_began, began = time.process_time_ns(), time.perf_counter_ns()
                 store.resolve(scope, REQUESTS[i].text)
-                taken.setdefault(i, []).append((time.perf_counter_ns() - began) / 1e6)
-    return {"ms": taken, "outcomes": outcomes}
+                ended, cpu_ended = time.perf_counter_ns(), time.process_time_ns()
+                taken.setdefault(i, []).append((ended - began) / 1e6)
+                cpu.setdefault(i, []).append((cpu_ended - cpu_began) / 1e6)
+    return {"ms": taken, "cpu_ms": cpu, "outcomes": outcomes}
 
 
 def _child(tree: Path, *args: str) -> dict[str, Any]:
@@ -654,6 +657,7 @@ def compare(
             shutil.copytree(built, parent / f"{label}-{size}")
         log(f"built {size} with {before}")
         taken: dict[str, dict[int, list[float]]] = {label: {} for label in trees}
+        cpu: dict[str, dict[int, list[float]]] = {label: {} for label in trees}
         outcomes: dict[str, Any] = {}
         loads = []
         for round_ in range(settings.rounds):
@@ -667,6 +671,8 @@ def compare(
                 outcomes.setdefault(label, got["outcomes"])
                 for i, ms in got["ms"].items():
                     taken[label].setdefault(int(i), []).extend(ms)
+                for i, ms in got["cpu_ms"].items():
+                    cpu[label].setdefault(int(i), []).extend(ms)
             log(f"round {round_ + 1}/{settings.rounds} at {size}")
         same = outcomes["after"] == outcomes["before"]
         alike = alike and same
@@ -678,12 +684,15 @@ def compare(
             "",
         ]
         rows = []
-        for name, indexes in (("search requests", _paths("search")),
-                              ("no-topic and redo", _paths("shortcut")),
-                              ("all requests", _paths(None))):  # fmt: skip
+        for name, indexes, samples in (
+            ("search requests", _paths("search"), taken),
+            ("search requests, process CPU", _paths("search"), cpu),
+            ("no-topic and redo", _paths("shortcut"), taken),
+            ("all requests", _paths(None), taken),
+        ):
             cells = []
             for label in trees:
-                pooled = _pool(taken[label], indexes)
+                pooled = _pool(samples[label], indexes)
                 cells.append(
                     f"{_fmt(statistics.median(pooled))} / {_fmt(_p(pooled, 0.95))}"
                 )
