@@ -270,8 +270,7 @@ def test_a_scrub_leaves_the_vector_files_it_cleaned_before_as_they_are(
 ) -> None:
     """Chroma's vector arrays are cleaned at the cost of what was deleted
     since: a deleted vector zeroed by an earlier scrub is not written again
-    (every one was, and the files were `fsync`ed whole: 80 ms at 100k
-    vectors for one erased version)."""
+    (every one was, on every scrub)."""
     done = store.redact(ALICE, contains=SECRET)
     assert done.scrubbed
     arrays = sorted((store._search.directory / "chroma").glob("*/data_level0.bin"))
