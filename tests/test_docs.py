@@ -102,6 +102,14 @@ def test_every_public_name_is_in_the_api_reference(site: Path) -> None:
     assert not missing, f"add to docs/reference/: {missing}"
 
 
+def test_every_error_is_exported_from_the_package() -> None:
+    """`from langgraph_chronomem import WriteConflictError` works for each error."""
+    import langgraph_chronomem
+    from langgraph_chronomem import errors
+
+    assert set(errors.__all__) <= set(langgraph_chronomem.__all__)
+
+
 def test_the_site_fetches_nothing_from_the_web(site: Path) -> None:
     """No web fonts or scripts from a CDN: the site works air-gapped."""
     for page in site.rglob("*.html"):

@@ -31,12 +31,12 @@ from langgraph_chronomem.errors import (
     InvalidFilterError,
     InvalidRequestError,
     InvalidValueError,
+    ModelUnavailableError,
     ScopeError,
     StorageError,
     VersionError,
     VersionNotFound,
 )
-from langgraph_chronomem.models import ModelUnavailableError
 
 __all__ = [
     "EXIT_ENVIRONMENT",
