@@ -133,7 +133,7 @@ def apply_undo(
         message = f"memory is already as it was at v{best.target}"
         return UndoResult(False, message, resolution, candidate=best)
     target = best.commit.version if revert else best.target
-    with engine.transaction(write=True, rehearse=dry_run) as tx:
+    with engine.transaction(write=True, dry_run=dry_run) as tx:
         if tx.head_seq(scope) != resolution.head_seq:
             message = (
                 "memory changed while the request was being resolved "

@@ -248,7 +248,7 @@ class VersionControl(TagControl):
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, reason)
         return self._write(
-            lambda tx: tx.rollback(sc, tx.version_of(sc, to), meta), rehearse=dry_run
+            lambda tx: tx.rollback(sc, tx.version_of(sc, to), meta), dry_run=dry_run
         )
 
     def _revert_thread(
@@ -338,7 +338,7 @@ class VersionControl(TagControl):
                 fields=named,
                 force=force,
             ),
-            rehearse=dry_run,
+            dry_run=dry_run,
         )
 
     def revert_matching(
@@ -534,7 +534,7 @@ class VersionControl(TagControl):
             dry_run=dry_run,
         )
         if dry_run:
-            return self._write(redact, rehearse=True)
+            return self._write(redact, dry_run=True)
         with self._search.erasing() as bring:
             with _phase(progress, "erase"):
                 done, erased = self._write_erasing(redact)
@@ -630,7 +630,7 @@ class VersionControl(TagControl):
                     dry_run=dry_run,
                 )
                 if bring is None:
-                    done = self._write(compact, rehearse=True)
+                    done = self._write(compact, dry_run=True)
                 else:
                     done, _ = self._write_erasing(compact)
                 found = replace(
@@ -670,15 +670,15 @@ class VersionControl(TagControl):
         return self._engine.scrub(erased) and vectors
 
     def _write(
-        self, change: Callable[[LogTransaction], T], *, rehearse: bool = False
+        self, change: Callable[[LogTransaction], T], *, dry_run: bool = False
     ) -> T:
         """Run a change to the log, then bring the item vectors up to date.
 
-        A rehearsal runs it in a transaction that is rolled back: a dry run.
+        A dry run runs it in a transaction that is rolled back.
         """
-        with self._engine.transaction(write=True, rehearse=rehearse) as tx:
+        with self._engine.transaction(write=True, dry_run=dry_run) as tx:
             result = change(tx)
-        if not rehearse:
+        if not dry_run:
             self._search.after_commit({})
         return result
 

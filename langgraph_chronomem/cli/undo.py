@@ -6,7 +6,7 @@
 `ChronoStore.resolve` ranks the item changes the request may mean (BM25 and
 dense search over each change's values, fused and reranked), each with its
 change id (`3.1`: the first item change of v3), its action and what acting on
-it would change at HEAD. The command prints them, rehearses the undo
+it would change at HEAD. The command prints them, makes a dry run of the undo
 (`ChronoStore.apply(..., dry_run=True)`), prints its changes and asks. On "y",
 `ChronoStore.apply` applies that same resolution, and applies nothing if HEAD
 moved meanwhile.

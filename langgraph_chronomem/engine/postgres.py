@@ -253,13 +253,13 @@ class PostgresEngine:
 
     @contextmanager
     def transaction(
-        self, *, write: bool, rehearse: bool = False
+        self, *, write: bool, dry_run: bool = False
     ) -> Iterator[LogTransaction]:
         """One database transaction; commits on success, rolls back on any error.
 
         A write transaction locks each scope it reads HEAD of (every commit
         does) until it ends; a read transaction sees one snapshot and waits for
-        no writer. With `rehearse=True` the transaction is always rolled back:
+        no writer. With `dry_run=True` the transaction is always rolled back:
         a dry run that does the real work.
 
         Raises:
@@ -282,7 +282,7 @@ class PostgresEngine:
                             self._write_dialect,
                             self.scope_depth,
                             omit_expired=self.omit_expired,
-                            rehearse=rehearse,
+                            dry_run=dry_run,
                         )
                         if write
                         else LogTransaction(
@@ -296,8 +296,8 @@ class PostgresEngine:
                     _roll_back(cur.raw)
                     raise
                 if cur.state == "open":  # else none was begun, or it ended
-                    committing = write and not rehearse
-                    cur.raw.execute("ROLLBACK" if rehearse else "COMMIT")
+                    committing = write and not dry_run
+                    cur.raw.execute("ROLLBACK" if dry_run else "COMMIT")
         except _LOST as exc:
             # A statement sent alone commits as it ends: it may have landed.
             committing = committing or (began is not None and began.state == "alone")
@@ -414,14 +414,14 @@ class _WriteTransaction(LogTransaction):
         scope_depth: int,
         *,
         omit_expired: bool,
-        rehearse: bool,
+        dry_run: bool,
     ) -> None:
         super().__init__(cur, dialect, scope_depth, omit_expired=omit_expired)
         self._may_end = False
-        self._rehearse = rehearse
+        self._dry_run = dry_run
 
     def write(self, writes: Sequence[Write], meta: CommitMeta) -> int:
-        self._may_end = not self._rehearse
+        self._may_end = not self._dry_run
         try:
             return super().write(writes, meta)
         finally:

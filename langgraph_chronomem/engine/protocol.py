@@ -51,10 +51,10 @@ class LogEngine(Protocol):
         ...
 
     def transaction(
-        self, *, write: bool, rehearse: bool = False
+        self, *, write: bool, dry_run: bool = False
     ) -> AbstractContextManager[LogTransaction]:
         """One database transaction: committed on success (rolled back with
-        `rehearse=True`), rolled back on any error."""
+        `dry_run=True`), rolled back on any error."""
         ...
 
     def migrate(self, steps: Sequence[Migration]) -> list[str]:

@@ -741,9 +741,9 @@ class SqliteEngine:
                 # Likewise one of each kind of transaction (they keep no state
                 # of their own): a put then makes no object to enter one.
                 self._transactions = {
-                    (write, rehearse): _Transaction(self, write, rehearse)
+                    (write, dry_run): _Transaction(self, write, dry_run)
                     for write in (False, True)
-                    for rehearse in (False, True)
+                    for dry_run in (False, True)
                 }
             except BaseException:
                 self.conn.close()
@@ -825,11 +825,11 @@ class SqliteEngine:
                 f"{doing}: open it without read_only=True"
             )
 
-    def transaction(self, *, write: bool, rehearse: bool = False) -> _Transaction:
+    def transaction(self, *, write: bool, dry_run: bool = False) -> _Transaction:
         """One database transaction; commits on success, rolls back on any error.
 
         Write transactions take SQLite's write lock up front (`BEGIN IMMEDIATE`),
-        so two writers never deadlock upgrading a read. With `rehearse=True` the
+        so two writers never deadlock upgrading a read. With `dry_run=True` the
         transaction is always rolled back: a dry run that does the real work.
 
         Raises:
@@ -838,7 +838,7 @@ class SqliteEngine:
         """
         if write and self.read_only:
             self.check_writable("write")
-        return self._transactions[write, rehearse]
+        return self._transactions[write, dry_run]
 
     def _begin_write(self) -> None:
         """Take SQLite's write lock (`BEGIN IMMEDIATE`), waiting up to
@@ -939,12 +939,12 @@ class _Transaction:
     the body or at `COMMIT`, leave as a `StorageError` that names the fix.
     """
 
-    __slots__ = ("_engine", "_rehearse", "_write")
+    __slots__ = ("_dry_run", "_engine", "_write")
 
-    def __init__(self, engine: SqliteEngine, write: bool, rehearse: bool) -> None:
+    def __init__(self, engine: SqliteEngine, write: bool, dry_run: bool) -> None:
         self._engine = engine
         self._write = write
-        self._rehearse = rehearse
+        self._dry_run = dry_run
 
     def __enter__(self) -> LogTransaction:
         engine = self._engine
@@ -960,7 +960,7 @@ class _Transaction:
         except BaseException as exc:
             engine._lock.release()
             if isinstance(exc, sqlite3.Error):
-                wrote = self._write and not self._rehearse
+                wrote = self._write and not self._dry_run
                 engine._raise_storage_error(exc, wrote=wrote)
             raise
         return engine._log
@@ -972,12 +972,12 @@ class _Transaction:
         traceback: TracebackType | None,
     ) -> None:
         engine = self._engine
-        wrote = self._write and not self._rehearse
+        wrote = self._write and not self._dry_run
         try:
             conn = engine.conn
             if exc is None:
                 try:
-                    conn.execute("ROLLBACK" if self._rehearse else "COMMIT")
+                    conn.execute("ROLLBACK" if self._dry_run else "COMMIT")
                 except BaseException:
                     if conn.in_transaction:  # SQLite may have rolled back
                         conn.execute("ROLLBACK")
