@@ -30,8 +30,8 @@ from langgraph_chronomem._checkpoint_sql import (
     SQLITE,
     WRITE_COLUMNS,
     CheckpointSQL,
+    PendingWrite,
     Row,
-    Write,
     canonical_json,
     check_key,
     metadata_json,
@@ -269,7 +269,7 @@ class PostgresCheckpointSQL(CheckpointSQL):
         )
         cur.alone(self.PUT_WRITES + action, (encoded,))  # type: ignore[attr-defined]
 
-    def writes(self, cur: Cursor, row: Row) -> list[Write]:
+    def writes(self, cur: Cursor, row: Row) -> list[PendingWrite]:
         """The pending writes the row was read with (see `SELECT`)."""
         return [
             (task_id.decode(), channel.decode(), kind.decode(), value)

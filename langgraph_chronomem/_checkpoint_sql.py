@@ -39,8 +39,8 @@ __all__ = [
     "SEQ_KEY",
     "SQLITE",
     "CheckpointSQL",
+    "PendingWrite",
     "Row",
-    "Write",
     "canonical_json",
     "metadata_json",
 ]
@@ -52,7 +52,7 @@ SEQ_KEY = "chronomem_seq"
 # thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, blob,
 # metadata, memory_seq
 Row = tuple[str, str, str, "str | None", str, bytes, str, "int | None"]
-Write = tuple[str, str, str, bytes]  # task_id, channel, type, value
+PendingWrite = tuple[str, str, str, bytes]  # task_id, channel, type, value
 Loads = Callable[[tuple[str, bytes]], Any]
 
 MIGRATIONS = [
@@ -311,9 +311,9 @@ class CheckpointSQL:
         write, else the first copy stays."""
         cur.executemany(self.REPLACE_WRITE if replace else self.KEEP_WRITE, rows)
 
-    def writes(self, cur: Cursor, row: Row) -> list[Write]:
+    def writes(self, cur: Cursor, row: Row) -> list[PendingWrite]:
         """The pending writes of a checkpoint row, in `writes_sort_key` order."""
-        return cast("list[Write]", cur.execute(self.WRITES, row[:3]).fetchall())
+        return cast("list[PendingWrite]", cur.execute(self.WRITES, row[:3]).fetchall())
 
     def channel_writes(
         self,

@@ -60,7 +60,7 @@ from langgraph_chronomem.engine.migrations import PACKAGE_VERSION, Migration
 from langgraph_chronomem.engine.postgres_sql import (
     LOCK_CLASS,
     MIGRATIONS,
-    Cursor,
+    PostgresCursor,
     PostgresDialect,
     WriteDialect,
 )
@@ -210,10 +210,10 @@ class PostgresEngine:
         return StorageError(f"PostgreSQL at {self.where}: {cause}; {fix}")
 
     @contextmanager
-    def _begun(self, begin: str) -> Iterator[Cursor]:
+    def _begun(self, begin: str) -> Iterator[PostgresCursor]:
         """A cursor for a transaction opened with `begin` (ended by the caller).
 
-        `BEGIN` is sent with the first statement (`Cursor`). A pooled
+        `BEGIN` is sent with the first statement (`PostgresCursor`). A pooled
         connection that died while idle (a restarted server, a killed backend)
         fails there, before anything was done: the pool drops every idle
         connection that died with it, and the cursor sends it again on
@@ -231,7 +231,7 @@ class PostgresEngine:
                 return connect()
 
             pool = self._conn if isinstance(self._conn, ConnectionPool) else None
-            yield Cursor(
+            yield PostgresCursor(
                 connect(),
                 begin,
                 reconnect=None if pool is None else functools.partial(reconnect, pool),
@@ -271,7 +271,7 @@ class PostgresEngine:
         if write:
             self.check_writable("write")
         committing = False
-        began: Cursor | None = None
+        began: PostgresCursor | None = None
         try:
             with self._begun(_BEGIN_WRITE if write else _BEGIN_READ) as cur:
                 began = cur
@@ -404,12 +404,12 @@ class _WriteTransaction(LogTransaction):
     the portable path of `LogTransaction._write`, statement by statement.
     """
 
-    cur: Cursor
+    cur: PostgresCursor
     sql: WriteDialect
 
     def __init__(
         self,
-        cur: Cursor,
+        cur: PostgresCursor,
         dialect: WriteDialect,
         scope_depth: int,
         *,

@@ -23,7 +23,7 @@ from langgraph_chronomem.errors import InvalidFilterError
 __all__ = [
     "LOCK_CLASS",
     "MIGRATIONS",
-    "Cursor",
+    "PostgresCursor",
     "PostgresDialect",
     "WriteDialect",
 ]
@@ -604,7 +604,7 @@ def _equals(key: str, operand: Any) -> tuple[str, list[Any]]:
     raise InvalidFilterError(f"cannot compare {key!r} with {operand!r}")
 
 
-# Statements holding it are planned for their values each time (`Cursor`):
+# Statements holding it are planned for their values each time (`PostgresCursor`):
 # a prepared statement's generic plan cannot tell a selective filter on one
 # big scope from a selective prefix among many, and read HEAD's rows under
 # the prefix one by one (18 ms at 10k items, where the index took 0.5 ms).
@@ -769,7 +769,7 @@ def psycopg_sql(sql: str) -> str:
     return sql.replace("%", "%%").replace("?", "%s")
 
 
-class Cursor:
+class PostgresCursor:
     """A psycopg cursor behind the DB-API slice the log uses (`sql.Cursor`).
 
     Given `begin`, it opens the transaction when the first statement comes,
