@@ -110,6 +110,47 @@ def test_every_error_is_exported_from_the_package() -> None:
     assert set(errors.__all__) <= set(langgraph_chronomem.__all__)
 
 
+def _module_tree(design: str) -> set[str]:
+    """The paths docs/design.md's module tree names: `engine/`, `engine/sql.py`...
+
+    One entry a line, two spaces of indent a level, its description after it;
+    a description's own lines start further right and name no `.py` first.
+    """
+    block = design.split("\nlanggraph_chronomem/\n", 1)[1].split("```", 1)[0]
+    paths: set[str] = set()
+    parents: list[str] = []
+    for line in block.splitlines():
+        entry = re.match(r"( *)(\w+(?:\.py|/))(?:\s|$)", line)
+        if entry is None:
+            continue
+        depth = len(entry[1]) // 2 - 1
+        parents[depth:] = [entry[2]]
+        paths.add("".join(parents))
+    return paths
+
+
+def test_the_design_page_names_every_module() -> None:
+    """docs/design.md's tree is the package as it is: a module added, moved or
+    removed without its line there fails here. A directory named without
+    children (`cli/`) stands for all its modules."""
+    package = ROOT / "langgraph_chronomem"
+    named = _module_tree((DOCS / "design.md").read_text())
+    modules = {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if path.name != "__init__.py"
+    }
+    whole = {
+        d
+        for d in named
+        if d.endswith("/") and not any(n != d and n.startswith(d) for n in named)
+    }
+    unlisted = {m for m in modules if m not in named and not m.startswith(tuple(whole))}
+    gone = {n for n in named if not n.endswith("/") and n not in modules}
+    assert not unlisted, f"add to docs/design.md's tree: {sorted(unlisted)}"
+    assert not gone, f"docs/design.md names modules that do not exist: {sorted(gone)}"
+
+
 def test_the_site_fetches_nothing_from_the_web(site: Path) -> None:
     """No web fonts or scripts from a CDN: the site works air-gapped."""
     for page in site.rglob("*.html"):
