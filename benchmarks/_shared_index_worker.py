@@ -23,7 +23,7 @@ with a fresh store. Any failure ends the worker with a `("failed", tally)`
 holding the traceback's tail.
 
 Every text holds a random word of its own (`"w0 k3 5c0ffee1d"`), so the
-hashed embedding of `tests.test_exact_search` ranks an item first, at a score
+hashed embedding of `testsupport.hashed` ranks an item first, at a score
 of 1.0, for its own text, and every other item lower.
 """
 
@@ -41,7 +41,7 @@ from langgraph.store.base import SearchItem
 
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.errors import ChronomemError
-from tests.test_exact_search import INDEX
+from testsupport.hashed import INDEX
 
 __all__ = [
     "KINDS",

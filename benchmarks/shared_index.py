@@ -76,7 +76,7 @@ from benchmarks.report import (
 )
 from benchmarks.stores import Stores
 from langgraph_chronomem import ChronoStore
-from tests.chroma_server import ChromaServer
+from testsupport.chroma_server import ChromaServer
 
 __all__ = ["FULL", "QUICK", "Round", "Settings", "main", "run_round"]
 

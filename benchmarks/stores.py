@@ -3,7 +3,7 @@
 The undo benchmarks build their stores through `Stores`, so `--postgres` runs
 the same requests on the PostgreSQL engine: one database per store directory
 (the directory keeps the store's embedded Chroma), on the server a DSN names or
-on a private one started for the run (`tests/pg.py`).
+on a private one started for the run (`testsupport/pg.py`).
 
     with Stores(postgres="") as stores:          # a private server
         with stores.open(Path(tmp) / "store", scope_depth=2, build=True) as store:
@@ -34,7 +34,7 @@ from psycopg_pool import ConnectionPool
 from benchmarks.subjects import SCOPE, Subject
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.search.resolve import ResolverConfig
-from tests.pg import PostgresServer
+from testsupport.pg import PostgresServer
 
 __all__ = [
     "CHRONO_PG",

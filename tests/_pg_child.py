@@ -11,7 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 
 def test_hold_the_server(pg_server: PostgresServer) -> None:  # noqa: F811

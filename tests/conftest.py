@@ -32,7 +32,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 # SIGTERM (a CI timeout, `kill`) ends Python at once, skipping every teardown, so a
-# test PostgreSQL server (tests/pg.py) kept running and temp directories stayed.
+# test PostgreSQL server (testsupport/pg.py) kept running and temp directories stayed.
 # As an interrupt, pytest stops the run the way Ctrl-C does and tears down.
 if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
     signal.signal(signal.SIGTERM, _interrupt)

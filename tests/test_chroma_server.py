@@ -1,7 +1,7 @@
 """ChronoStore on PostgreSQL with its vectors on a Chroma server (`chroma run`).
 
-A real private PostgreSQL (tests/pg.py) and a real Chroma server of each test's
-own (tests/chroma_server.py), both on this machine. The store is opened as a
+A real private PostgreSQL (testsupport/pg.py) and a real Chroma server of each test's
+own (testsupport/chroma_server.py), both on this machine. The store is opened as a
 user opens it, with `chroma_url=` (or `$CHRONOMEM_CHROMA_URL`), and keeps the
 embedded projection's guarantees: every hit checked against HEAD, exact recall
 within a scope, healing from the log, identity by embedder and fields, progress
@@ -29,10 +29,11 @@ from benchmarks.shared_index import run_round
 from langgraph_chronomem import ChronoStore, ConfigError, StorageError
 from langgraph_chronomem.engine import CommitMeta, Write
 from langgraph_chronomem.search import chroma as search_chroma
-from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
-from tests.test_exact_search import INDEX, assert_exact, embed
+from tests.test_exact_search import assert_exact
 from tests.test_postgres_store import _tables, _url
+from testsupport.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
+from testsupport.hashed import INDEX, embed
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 ALICE = ("memories", "alice")
 BOB = ("memories", "bob")

@@ -38,7 +38,7 @@ from langgraph_chronomem import (
     commit_context,
 )
 from langgraph_chronomem.store import DATABASE_FILE
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 ALICE = ("memories", "alice")
 

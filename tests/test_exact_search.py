@@ -9,7 +9,6 @@ search with a brute-force cosine over the HEAD items under the prefix.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import threading
 from collections.abc import Callable, Iterator
@@ -19,7 +18,6 @@ from typing import Any
 import chromadb.errors
 import numpy as np
 import pytest
-from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp
 
 from langgraph_chronomem import ChronoStore
@@ -28,33 +26,7 @@ from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.vectors import VectorIndex
 from tests.test_search import chroma
-
-DIMS = 16
-WORDS = [f"w{i}" for i in range(12)]  # a small vocabulary: many near-duplicates
-
-
-def hashed(text: str) -> list[float]:
-    """A deterministic embedding: a sum of one pseudo-random vector per word."""
-    total = np.zeros(DIMS)
-    for word in text.split():
-        seed = int.from_bytes(hashlib.sha256(word.encode()).digest()[:8], "big")
-        total += np.random.default_rng(seed).standard_normal(DIMS)
-    return [float(x) for x in total]
-
-
-def embed(texts: list[str]) -> list[list[float]]:
-    return [hashed(t) for t in texts]
-
-
-INDEX = {"dims": DIMS, "embed": embed, "fields": ["text"]}
-
-
-class Hashed(Embeddings):
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return embed(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        return hashed(text)
+from testsupport.hashed import DIMS, INDEX, WORDS, Hashed, embed, hashed
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 leaves no PostgreSQL server running and no temporary directory behind.
 
 A real pytest run of `tests/_pg_child.py` starts the session's server
-(`tests/pg.py`), then is sent the signal while its test holds the server.
+(`testsupport/pg.py`), then is sent the signal while its test holds the server.
 """
 
 from __future__ import annotations

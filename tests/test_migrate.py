@@ -1,5 +1,5 @@
 """`chronomem migrate`: a store copied, history and checkpoints included, from
-SQLite to PostgreSQL (a real private server, tests/pg.py) or to another SQLite
+SQLite to PostgreSQL (a real private server, testsupport/pg.py) or to another SQLite
 file, answers every question as the source does.
 
 The copy is checked here with the public API on both sides (`log`, `history`,
@@ -38,7 +38,7 @@ from langgraph_chronomem.migrate import (
     copy_store,
     verify_copy,
 )
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 REPO = Path(__file__).resolve().parent.parent
 COMMITS = 10_000

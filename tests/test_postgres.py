@@ -1,4 +1,4 @@
-"""The versioned log on PostgreSQL: a real server (tests/pg.py), real psycopg.
+"""The versioned log on PostgreSQL: a real server (testsupport/pg.py), real psycopg.
 
 The versioning suite (tests/test_versions.py) runs here unchanged on a
 `ChronoStore` over `PostgresEngine`; the rest is what a server brings: many
@@ -28,7 +28,6 @@ from langgraph_chronomem.engine.rows import RebuildRequest
 from langgraph_chronomem.engine.types import CommitMeta, Write
 from langgraph_chronomem.errors import InvalidFilterError
 from langgraph_chronomem.search.index import SearchIndex
-from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
 from tests.test_versions import (  # noqa: F401  (run here on PostgreSQL)
     test_as_of_async,
     test_as_of_reads_the_past_and_is_read_only,
@@ -52,6 +51,7 @@ from tests.test_versions import (  # noqa: F401  (run here on PostgreSQL)
     test_scopes_are_separate_timelines,
     test_version_not_found_is_a_key_error_with_a_readable_message,
 )
+from testsupport.pg import pg_database, pg_server  # noqa: F401  (fixtures)
 
 ALICE = ("memories", "alice")
 BOB = ("memories", "bob")

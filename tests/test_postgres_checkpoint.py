@@ -1,4 +1,4 @@
-"""ChronoCheckpointer on PostgreSQL, on a real private server (tests/pg.py).
+"""ChronoCheckpointer on PostgreSQL, on a real private server (testsupport/pg.py).
 
 LangGraph's conformance suite (level FULL), the time-travel tests
 (tests/test_time_travel.py) and the checkpointer tests that hold for any
@@ -30,7 +30,6 @@ from langgraph_chronomem import (
     shared_chronomem,
 )
 from langgraph_chronomem.errors import StorageError, VersionError
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_checkpoint import (  # noqa: F401  (any database, run here)
     assert_full_conformance,
     put,
@@ -97,6 +96,7 @@ from tests.test_time_travel import (  # noqa: F401  (real graphs, run here)
     test_time_travel_without_a_user_replays_and_says_memory_stayed,
     test_update_state_on_the_past_rewinds_before_returning,
 )
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 TABLES = {"chronomem_checkpoints", "chronomem_checkpoint_writes"}
 

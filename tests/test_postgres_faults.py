@@ -2,7 +2,7 @@
 batches that lock several scopes, and a server restarted under load.
 
 Real processes (`benchmarks/multi_writer.py`'s writers, spawned), a real
-server (`tests/pg.py`; the restart test starts its own, so restarting it
+server (`testsupport/pg.py`; the restart test starts its own, so restarting it
 disturbs no other test), real psycopg pools. A connection killed
 mid-transaction is `tests/test_postgres.py`'s.
 """
@@ -21,7 +21,7 @@ from langgraph.store.base import PutOp
 from benchmarks.multi_writer import run_round, scope_of
 from benchmarks.stores import CHRONO_PG
 from langgraph_chronomem import ChronoStore, StorageError
-from tests.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
+from testsupport.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
 
 # issue 11 asks for 8 x 500; CI runs fewer (8 spawned processes take 30 s on
 # 2 cores), the benchmark the full size:

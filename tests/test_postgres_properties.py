@@ -2,7 +2,7 @@
 
 The same state machine, the same `ScopeModel`, the same checks after every step;
 only the store differs: `ChronoStore.from_conn_string` on a fresh database of the
-private server (tests/pg.py) per example, and "reopen" opens a new pool on it.
+private server (testsupport/pg.py) per example, and "reopen" opens a new pool on it.
 Fewer examples than on SQLite (12 of 100, ~50 s here): each one creates a
 database, and a step costs round trips to the server.
 """
@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from langgraph_chronomem import ChronoStore
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_postgres_store import _url
 from tests.test_properties import ChronoStoreMachine
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 
 def test_random_histories_match_the_model_on_postgres(

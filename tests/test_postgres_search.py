@@ -1,4 +1,4 @@
-"""The undo search's word stage on PostgreSQL, against a real server (tests/pg.py).
+"""The undo search's word stage on PostgreSQL, on a real server (testsupport/pg.py).
 
 BM25 over item changes is computed by the same SQL on both engines, with each
 scope's own statistics, so a request finds on PostgreSQL the changes it finds
@@ -32,9 +32,9 @@ from langgraph_chronomem.search.lexical import LexicalHit, bm25
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.search.times import TimeWindow
 from langgraph_chronomem.search.vectors import VectorIndex
-from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
-from tests.test_exact_search import Hashed, hashed
 from tests.test_search import chroma
+from testsupport.hashed import Hashed, hashed
+from testsupport.pg import pg_database, pg_server  # noqa: F401  (fixtures)
 
 MAYA = ("memories", "maya")
 OSKAR = ("memories", "oskar")

@@ -1,6 +1,6 @@
 """What PostgreSQL's ops cost in round trips and rows read (issue 33, item 4).
 
-A real private server (tests/pg.py). Round trips are counted by the
+A real private server (testsupport/pg.py). Round trips are counted by the
 benchmarks' `CountingConnection` (each wait for the server's answer), as
 `benchmarks/store_ops.py --postgres` reports them; rows read by the plan the
 server chooses for the store's own statement.
@@ -22,7 +22,7 @@ from psycopg_pool import ConnectionPool
 
 from benchmarks.stores import CountingConnection, Traffic
 from langgraph_chronomem import ChronoCheckpointer, ChronoStore
-from tests.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
+from testsupport.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
 
 SCOPE = ("memories", "alice")
 

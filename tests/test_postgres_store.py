@@ -1,6 +1,6 @@
 """ChronoStore on PostgreSQL as a user opens it: from a connection string or a pool.
 
-A real private server (tests/pg.py) and real psycopg throughout. LangGraph's
+A real private server (testsupport/pg.py) and real psycopg throughout. LangGraph's
 store contract (tests/test_compat.py), the differences ChronoStore keeps on
 purpose (tests/test_store_contract.py) and the graph tests (tests/test_graph.py)
 run here unchanged on `ChronoStore.from_conn_string`; the rest is what opening
@@ -41,7 +41,6 @@ from langgraph_chronomem import (
 from langgraph_chronomem.cli import main
 from langgraph_chronomem.engine import PostgresEngine
 from langgraph_chronomem.errors import VersionNotFound
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_compat import (  # noqa: F401  (LangGraph's contract, run here)
     Driver,
     embed,
@@ -90,6 +89,7 @@ from tests.test_store_contract import (  # noqa: F401  (ChronoStore's own contra
     test_order_comparisons_never_mix_strings_and_numbers,
     test_recreated_item_gets_a_new_created_at,
 )
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 ALICE = ("memories", "alice")
 SHOWN = {"text": "I moved to Paris"}

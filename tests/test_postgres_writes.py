@@ -2,7 +2,7 @@
 `0011_lean_writes` leaves every row as the write function before it did
 (issue 33, item 4: put).
 
-A real private server (tests/pg.py). The function of step 0004 and the lock of
+A real private server (testsupport/pg.py). The function of step 0004 and the lock of
 step 0001 are put back from their own migration steps, so "before" is the text
 a store ran, not a copy of it.
 """
@@ -20,7 +20,7 @@ from psycopg_pool import ConnectionPool
 
 from langgraph_chronomem import ChronoStore, commit_context
 from langgraph_chronomem.engine.postgres_sql import MIGRATIONS
-from tests.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
+from testsupport.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
 
 SCOPE = ("memories", "alice")
 OTHER = ("memories", "bob")

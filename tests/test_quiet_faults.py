@@ -15,10 +15,10 @@ import time
 import pytest
 
 from langgraph_chronomem import ChronoStore, StorageError
-from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
-from tests.test_exact_search import INDEX
 from tests.test_postgres_store import _url
+from testsupport.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
+from testsupport.hashed import INDEX
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 ALICE = ("memories", "alice")
 

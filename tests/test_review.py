@@ -33,7 +33,7 @@ from langgraph_chronomem import (
 )
 from langgraph_chronomem.cli import main
 from langgraph_chronomem.errors import WriteConflictError
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 ALICE = ("memories", "alice")
 WEB = (*ALICE, "web")

@@ -3,13 +3,14 @@ the repository root, with its langgraph.json) and driven with `langgraph-sdk`.
 
 One server per database serves the module (each starts in a few seconds): memory
 and checkpoints in a directory, then in a PostgreSQL database (a private server,
-tests/pg.py) with the vectors on a Chroma server (tests/chroma_server.py), named
-by `$CHRONOMEM_PATH` and `$CHRONOMEM_CHROMA_URL` as a deployment names them. Each test
-uses a user of its own. The server runs in its own process group and is always stopped.
-It must not reach the network: the Studio (`--no-browser`), the CLI's usage
-report, the PyPI version check and LangSmith tracing are turned off, and the
-store's models are not used. `langgraph dev` keeps its own state in
-`.langgraph_api/` of the working directory: the module puts it back as it was.
+testsupport/pg.py) with the vectors on a Chroma server
+(testsupport/chroma_server.py), named by `$CHRONOMEM_PATH` and
+`$CHRONOMEM_CHROMA_URL` as a deployment names them. Each test uses a user of its
+own. The server runs in its own process group and is always stopped. It must not
+reach the network: the Studio (`--no-browser`), the CLI's usage report, the PyPI
+version check and LangSmith tracing are turned off, and the store's models are
+not used. `langgraph dev` keeps its own state in `.langgraph_api/` of the working
+directory: the module puts it back as it was.
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ from langchain_core.runnables import RunnableConfig
 
 from langgraph_chronomem import ChronoCheckpointer, ChronoStore
 from langgraph_chronomem.models import models_dir
-from tests.chroma_server import ChromaServer
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_postgres_store import _url
+from testsupport.chroma_server import ChromaServer
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER_PAGE = ROOT / "docs" / "how-to" / "langgraph-server.md"

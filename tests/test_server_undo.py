@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.pg import pg_server  # noqa: F401  (fixture, for the postgres server)
 from tests.test_server import GRAPH, Server, _as, _remember, client, server  # noqa: F401
+from testsupport.pg import pg_server  # noqa: F401  (fixture, for the postgres server)
 
 ERIN = ("memories", "erin")
 

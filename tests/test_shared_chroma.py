@@ -1,8 +1,8 @@
 """Several logs on one Chroma server: each log's vectors are its own.
 
-Three PostgreSQL databases on one test server (tests/pg.py), and SQLite stores
+Three PostgreSQL databases on one test server (testsupport/pg.py), and SQLite stores
 in different directories, all with their vectors on one Chroma server
-(tests/chroma_server.py). They write the same namespaces and keys (the worst
+(testsupport/chroma_server.py). They write the same namespaces and keys (the worst
 case: the same row ids, the same item ids), roll back and reset, and every
 search in each stays exact: nothing one log does reaches another's vectors.
 """
@@ -25,11 +25,12 @@ from langgraph_chronomem.migrate import copy_store
 from langgraph_chronomem.search.chroma import CHROMA_DIR, embedded_chroma, forget_chroma
 from langgraph_chronomem.search.index import _embedder_name
 from langgraph_chronomem.search.vectors import collection_names
-from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 from tests.test_chroma_server import client_of
-from tests.test_exact_search import INDEX, assert_exact, embed
+from tests.test_exact_search import assert_exact
 from tests.test_postgres_store import _url
+from testsupport.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
+from testsupport.hashed import INDEX, embed
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 ALICE = ("memories", "alice")
 BOB = ("memories", "bob")

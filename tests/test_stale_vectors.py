@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from langgraph_chronomem import ChronoStore
-from tests.test_exact_search import INDEX, assert_exact
+from tests.test_exact_search import assert_exact
+from testsupport.hashed import INDEX
 
 ALICE = ("memories", "alice")
 

@@ -1,5 +1,5 @@
 """Tags: names for versions, usable wherever a version is, on SQLite and
-PostgreSQL (a real private server, tests/pg.py), and what reset and compact
+PostgreSQL (a real private server, testsupport/pg.py), and what reset and compact
 leave of them."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from langgraph_chronomem.errors import (
     VersionNotFound,
 )
 from langgraph_chronomem.store import DATABASE_FILE
-from tests.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
+from testsupport.pg import PostgresServer, pg_server  # noqa: F401  (fixture)
 
 ME = ("memories", "alice")
 

@@ -36,10 +36,10 @@ from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.search.vectors import CHANGES, VectorIndex
 from langgraph_chronomem.store import DATABASE_FILE
-from tests.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
-from tests.pg import pg_database, pg_server  # noqa: F401  (fixtures)
 from tests.test_projections import ENV, REPO
 from tests.test_search import bag_of_words, chroma
+from testsupport.chroma_server import ChromaServer, chroma_server  # noqa: F401  (fixture)
+from testsupport.pg import pg_database, pg_server  # noqa: F401  (fixtures)
 
 ALICE = ("memories", "alice")
 BOB = ("memories", "bob")

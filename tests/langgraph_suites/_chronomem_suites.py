@@ -3,7 +3,7 @@
 `runner.py` loads it with `-p _chronomem_suites` into a pytest whose root is an
 extracted LangGraph sdist. That sdist's `tests/` package would clash with ours,
 so this module is imported by its own name and imports nothing from our `tests`
-package (our `tests/pg.py` is loaded by its path).
+package (our `testsupport/pg.py` is loaded by its path).
 
 The suites make their stores and savers, in their fixtures and helpers, through
 a few names: `SqliteStore.from_conn_string(...)`, `PostgresSaver(conn)`,
@@ -47,7 +47,7 @@ from langgraph_chronomem import AsyncChronoStore, ChronoCheckpointer, ChronoStor
 
 _TESTS_DIR = Path(__file__).resolve().parent.parent
 _scratch: Path | None = None  # this session's temporary directory
-_server: Any = None  # our tests/pg.py PostgresServer, started on first use
+_server: Any = None  # our testsupport/pg.py PostgresServer, started on first use
 _outcomes: dict[str, dict[str, str]] = {}
 
 
@@ -242,7 +242,7 @@ def _postgres_uri() -> str:
     global _server
     if _server is None:
         spec = importlib.util.spec_from_file_location(
-            "_chronomem_pg", _TESTS_DIR / "pg.py"
+            "_chronomem_pg", _TESTS_DIR.parent / "testsupport" / "pg.py"
         )
         assert spec is not None and spec.loader is not None
         pg = importlib.util.module_from_spec(spec)

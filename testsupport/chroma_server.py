@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pg import _free_port
+from testsupport.pg import _free_port
 
 __all__ = ["ChromaServer", "chroma_server"]
 
@@ -107,7 +107,7 @@ class ChromaServer:
     def _answers(self) -> bool:
         try:
             with _DIRECT.open(f"{self.url}/api/v2/heartbeat", timeout=1) as reply:
-                return reply.status == 200
+                return bool(reply.status == 200)
         except (urllib.error.URLError, OSError):
             return False
 
