@@ -1,4 +1,8 @@
-"""Async twins: the sync call of a store or checkpointer, run off the event loop.
+"""Async twins: the sync call of a store, checkpointer or tool, run off the event loop.
+
+Every async path of the package goes through `off_loop`, so each carries the
+caller's event loop to the worker thread (an `embed` given as `async def` is
+awaited there) and the caller's context variables (run labels, `commit_context`).
 
 >>> import asyncio
 >>> class Counter:
@@ -7,6 +11,10 @@
 ...     aadd = in_thread(add)
 >>> asyncio.run(Counter().aadd(1))
 2
+>>> def shout(text: str) -> str:
+...     return text.upper()
+>>> asyncio.run(off_loop(shout, "hi"))
+'HI'
 """
 
 from __future__ import annotations
@@ -19,7 +27,6 @@ from langgraph_chronomem.search.index import caller_loop
 
 __all__ = ["in_thread", "off_loop"]
 
-S = TypeVar("S")
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -39,11 +46,15 @@ async def off_loop(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T
 
 
 def in_thread(
-    method: Callable[Concatenate[S, P], T],
-) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
-    """The async twin of a sync method: the same call, off the event loop."""
+    method: Callable[Concatenate[Any, P], T],
+) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, T]]:
+    """The async twin of a sync method: the same call, off the event loop.
 
-    async def twin(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+    The owner (`self`) is left untyped so a subclass's twin may stand for its
+    base's (the checkpointer's `aput` for `BaseCheckpointSaver.aput`).
+    """
+
+    async def twin(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> T:
         return await off_loop(method, self, *args, **kwargs)
 
     twin.__name__ = twin.__qualname__ = f"a{method.__name__}"

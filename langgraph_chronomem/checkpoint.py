@@ -49,15 +49,12 @@ threads' writes since included), `"keep"` leaves memory alone.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import random
 import threading
 from collections.abc import (
     AsyncIterator,
-    Callable,
-    Coroutine,
     Iterator,
     Mapping,
     Sequence,
@@ -65,10 +62,7 @@ from collections.abc import (
 from dataclasses import dataclass
 from typing import (
     Any,
-    Concatenate,
     Literal,
-    ParamSpec,
-    TypeVar,
     cast,
     get_args,
 )
@@ -91,6 +85,7 @@ from langgraph.runtime import Runtime
 
 from langgraph_chronomem import _checkpoint_sql as sql
 from langgraph_chronomem._checkpoint_pg import dialect_for
+from langgraph_chronomem._twins import in_thread, off_loop
 from langgraph_chronomem.context import commit_context
 from langgraph_chronomem.engine.base import LogTransaction, by_thread
 from langgraph_chronomem.engine.protocol import LogEngine
@@ -120,23 +115,6 @@ TIME_TRAVEL_AUTHOR = "time-travel"
 _RUN_KEY = "__pregel_runtime"
 _TASK_KEY = "__pregel_task_id"
 _PAGE = 100  # checkpoints per read transaction in `list`
-
-S = TypeVar("S", bound="ChronoCheckpointer")
-P = ParamSpec("P")
-T = TypeVar("T")
-
-
-def _in_thread(
-    method: Callable[Concatenate[S, P], T],
-) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
-    """The async twin of a sync method: the same call, in a worker thread."""
-
-    async def twin(self: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return await asyncio.to_thread(method, self, *args, **kwargs)
-
-    twin.__name__ = twin.__qualname__ = f"a{method.__name__}"
-    twin.__doc__ = f"Async `{method.__name__}`: the same call, run in a worker thread."
-    return twin
 
 
 def _config(thread_id: str, ns: str, checkpoint_id: str) -> RunnableConfig:
@@ -758,15 +736,15 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
 
     # -- async twins -------------------------------------------------------------
 
-    aget_tuple = _in_thread(get_tuple)
-    aget_delta_channel_history = _in_thread(get_delta_channel_history)
-    aput = _in_thread(put)
-    aput_writes = _in_thread(put_writes)
-    adelete_thread = _in_thread(delete_thread)
-    adelete_for_runs = _in_thread(delete_for_runs)
-    acopy_thread = _in_thread(copy_thread)
-    aprune = _in_thread(prune)
-    amemory_version = _in_thread(memory_version)
+    aget_tuple = in_thread(get_tuple)
+    aget_delta_channel_history = in_thread(get_delta_channel_history)
+    aput = in_thread(put)
+    aput_writes = in_thread(put_writes)
+    adelete_thread = in_thread(delete_thread)
+    adelete_for_runs = in_thread(delete_for_runs)
+    acopy_thread = in_thread(copy_thread)
+    aprune = in_thread(prune)
+    amemory_version = in_thread(memory_version)
 
     async def alist(
         self,
@@ -777,9 +755,9 @@ class ChronoCheckpointer(BaseCheckpointSaver[str]):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """Async `list`: each step of the same iterator, run in a worker thread."""
-        found = await asyncio.to_thread(
+        found = await off_loop(
             self.list, config, filter=filter, before=before, limit=limit
         )
         done = object()
-        while (item := await asyncio.to_thread(next, found, done)) is not done:
+        while (item := await off_loop(next, found, done)) is not done:
             yield cast(CheckpointTuple, item)

@@ -22,7 +22,7 @@ In a graph the tools find the store through LangGraph's `ToolRuntime`.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -33,6 +33,7 @@ from langgraph.prebuilt import ToolNode, ToolRuntime
 from langgraph.runtime import get_runtime
 from langgraph.types import interrupt
 
+from langgraph_chronomem._twins import off_loop
 from langgraph_chronomem.engine.describe import describe_change
 from langgraph_chronomem.engine.fields import full_text
 from langgraph_chronomem.engine.types import (
@@ -610,13 +611,13 @@ def _decide(
 
 
 def _tool(func: Callable[..., str], name: str, description: str) -> StructuredTool:
-    """`func` as a tool; its async form runs it in a worker thread, like the store's
-    async twins (context variables, so the run's config and `interrupt`, carry over).
+    """`func` as a tool; its async form is the store's kind of async twin: a worker
+    thread with the context variables (so the run's config and `interrupt`) and the
+    caller's event loop (so an `async def` embed) carried over.
     """
-
-    async def coroutine(*args: Any, **kwargs: Any) -> str:
-        return await asyncio.to_thread(func, *args, **kwargs)
-
     return StructuredTool.from_function(
-        func=func, coroutine=coroutine, name=name, description=description
+        func=func,
+        coroutine=functools.partial(off_loop, func),
+        name=name,
+        description=description,
     )

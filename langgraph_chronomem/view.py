@@ -14,11 +14,11 @@ It is a `BaseStore`, so anything that reads a store can read the past:
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable
 
 from langgraph.store.base import Op, PutOp, Result
 
+from langgraph_chronomem._twins import off_loop
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.errors import ReadOnlyError, VersionNotFound
@@ -81,4 +81,4 @@ class StoreView(CheckedKeys):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async `batch`."""
-        return await asyncio.to_thread(self.batch, list(ops))
+        return await off_loop(self.batch, list(ops))
