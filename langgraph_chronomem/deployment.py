@@ -12,7 +12,6 @@ at (see `langgraph.json` at the repository root, and the docs).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import threading
 from collections.abc import AsyncIterator, Sequence
@@ -23,6 +22,7 @@ from typing import Any
 
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
+from langgraph_chronomem._twins import off_loop
 from langgraph_chronomem.checkpoint import ChronoCheckpointer, TimeTravel
 from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.store import ChronoStore, is_conn_string
@@ -164,8 +164,8 @@ async def shared_chronomem(
         ConfigError, ScopeError, StorageError: As `open_chronomem`.
     """
     key = str(path) if is_conn_string(path) else Path(path).resolve()
-    pair = await asyncio.to_thread(_acquire, key, kwargs)
+    pair = await off_loop(_acquire, key, kwargs)
     try:
         yield pair
     finally:
-        await asyncio.to_thread(_release, key)
+        await off_loop(_release, key)
