@@ -34,7 +34,6 @@ import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -147,18 +146,11 @@ def read(directory: str, rounds: int) -> dict[str, Any]:
 
 
 def _child(tree: Path, *args: str) -> dict[str, Any]:
-    env = {**os.environ, "UNDO_CATCHUP_TREE": str(tree), "CHRONOMEM_OFFLINE": "1"}
-    done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{args[0]} failed in {tree}:\n{done.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    # Imported here, in the parent only: a child imports `benchmarks` from
+    # the older tree, whose report module may not have it.
+    from benchmarks.report import run_in_tree
+
+    return run_in_tree(Path(__file__).resolve(), "UNDO_CATCHUP_TREE", tree, *args)
 
 
 def _machine() -> str:

@@ -49,7 +49,6 @@ import pstats
 import shlex
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -623,18 +622,11 @@ def child_time(directory: str, rounds: int, start: int) -> dict[str, Any]:
 
 
 def _child(tree: Path, *args: str) -> dict[str, Any]:
-    env = {**os.environ, "UNDO_LATENCY_TREE": str(tree), "CHRONOMEM_OFFLINE": "1"}
-    done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{args[0]} failed in {tree}:\n{done.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
+    # Imported here, in the parent only: a child imports `benchmarks` from
+    # the older tree, whose report module may not have it.
+    from benchmarks.report import run_in_tree
+
+    return run_in_tree(Path(__file__).resolve(), "UNDO_LATENCY_TREE", tree, *args)
 
 
 def _p(samples: Sequence[float], q: float) -> float:
