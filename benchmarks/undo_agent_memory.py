@@ -17,7 +17,7 @@ the requests from the accounts alone) and run once on code `ad28f80` before anyt
 changed for them; jaesung and solveig, the fresh3 split, written the same way on
 2026-12-02 in two more memory styles (first person: "I drive ...", "[health] I take
 ..."; terse attribute lines: "Meds: Concerta 36 mg, 07:00") and run once before
-anything changed for them. `--battery a|b|c` reads a blind battery instead (issue 31:
+anything changed for them. `--battery a|b|c|d` reads a blind battery instead (issue 31:
 small and large memories, profile records, near misses; `agent_memory/data.py`).
 
 Every request is resolved with `store.resolve` (nothing applied) by each system,
@@ -107,7 +107,7 @@ _SKIPPED = {  # a restated request left empty: the agent made no call
 }  # fmt: skip
 SPLITS = (
     "test", "tuning", "check", "fresh", "fresh2", "fresh3", "a-tune", "a-test", "b",
-    "c",
+    "c", "d-tune", "d-test",
 )  # fmt: skip
 
 

@@ -62,6 +62,7 @@ BATTERIES = {
     "a": Path(__file__).resolve().parent / "battery-a",
     "b": Path(__file__).resolve().parent / "battery-b",
     "c": Path(__file__).resolve().parent / "battery-c",
+    "d": Path(__file__).resolve().parent / "battery-d",
 }
 KINDS = ("undo", "restore", "before", "at", "still", "none", "near_miss")
 STYLES = ("plain", "indirect", "vague", "long")
