@@ -9,9 +9,7 @@
 >>> store.close()
 """
 
-from langgraph_chronomem.aio import AsyncChronoStore
 from langgraph_chronomem.checkpoint import ChronoCheckpointer
-from langgraph_chronomem.context import commit_context
 from langgraph_chronomem.deployment import open_chronomem, shared_chronomem
 from langgraph_chronomem.engine.types import (
     Change,
@@ -43,7 +41,9 @@ from langgraph_chronomem.errors import (
 )
 from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.search.resolve import Candidate, Resolution, ResolverConfig
-from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.store import AsyncChronoStore, ChronoStore, StoreView
+from langgraph_chronomem.store.context import commit_context
+from langgraph_chronomem.store.undo import UndoResult
 from langgraph_chronomem.tools import (
     create_memory_history_tool,
     create_revert_source_tool,
@@ -51,8 +51,6 @@ from langgraph_chronomem.tools import (
     create_undo_memory_tool,
     create_undo_node,
 )
-from langgraph_chronomem.undo import UndoResult
-from langgraph_chronomem.view import StoreView
 
 __all__ = [
     "AsyncChronoStore",

@@ -23,9 +23,9 @@ from typing import Any
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
 from langgraph_chronomem._twins import off_loop
-from langgraph_chronomem.checkpoint import ChronoCheckpointer, TimeTravel
+from langgraph_chronomem.checkpoint.base import ChronoCheckpointer, TimeTravel
 from langgraph_chronomem.namespace import NamespaceTemplate
-from langgraph_chronomem.store import ChronoStore, is_conn_string
+from langgraph_chronomem.store.base import ChronoStore, is_conn_string
 
 __all__ = ["DEFAULT_PATH", "open_chronomem", "shared_chronomem"]
 

@@ -52,8 +52,8 @@ from langgraph.checkpoint.base import (
     CheckpointTuple,
 )
 
-from langgraph_chronomem._checkpoint_pg import dialect_for
-from langgraph_chronomem.checkpoint import ChronoCheckpointer
+from langgraph_chronomem.checkpoint.base import ChronoCheckpointer
+from langgraph_chronomem.checkpoint.postgres import dialect_for
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.copy import (
     COUNTS,
@@ -64,7 +64,7 @@ from langgraph_chronomem.engine.copy import (
 )
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.errors import ConfigError, DestinationNotEmptyError
-from langgraph_chronomem.store import ChronoStore, is_conn_string
+from langgraph_chronomem.store.base import ChronoStore, is_conn_string
 
 __all__ = [
     "DestinationNotEmptyError",

@@ -29,9 +29,8 @@ from langgraph.graph import START, StateGraph
 from typing_extensions import TypedDict
 
 from langgraph_chronomem import ChronoStore, commit_context
-from langgraph_chronomem import _checkpoint_sql as sql
-from langgraph_chronomem import checkpoint as checkpoint_module
-from langgraph_chronomem.checkpoint import ChronoCheckpointer
+from langgraph_chronomem.checkpoint import ChronoCheckpointer, sql
+from langgraph_chronomem.checkpoint import base as checkpoint_module
 from langgraph_chronomem.deployment import open_chronomem
 from langgraph_chronomem.errors import (
     ConfigError,

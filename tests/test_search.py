@@ -55,7 +55,7 @@ from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.search.vectors import CHANGES, ITEMS, VectorIndex, _item_id
 from langgraph_chronomem.store import DATABASE_FILE
-from langgraph_chronomem.undo import apply_undo
+from langgraph_chronomem.store.undo import apply_undo
 from tests import _search_child as child
 
 ALICE = ("memories", "alice")

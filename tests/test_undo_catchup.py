@@ -33,6 +33,7 @@ from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
+from langgraph_chronomem.models import embeddings
 from langgraph_chronomem.search.resolve import ResolverConfig
 from langgraph_chronomem.search.vectors import CHANGES, VectorIndex
 from langgraph_chronomem.store import DATABASE_FILE
@@ -296,7 +297,7 @@ def test_close_does_not_wait_for_the_followers_model_load(
     machine) returns at once; the load ends on its own, opens nothing, and
     the next open catches the vectors up."""
     loading, release = threading.Event(), threading.Event()
-    real: Callable[[], Any] = models.default_embedding_function
+    real: Callable[[], Any] = embeddings.default_embedding_function
 
     def slow() -> Any:  # the real model, its load held back in the follower
         if threading.current_thread().name.startswith("chronomem-follow"):
@@ -304,7 +305,7 @@ def test_close_does_not_wait_for_the_followers_model_load(
             release.wait(timeout=60)
         return real()
 
-    monkeypatch.setattr(models, "default_embedding_function", slow)
+    monkeypatch.setattr(embeddings, "default_embedding_function", slow)
     store = open_default("sqlite", tmp_path, request)
     store.put(ALICE, "sister", {"text": "my sister Maya runs a cafe in Lisbon"})
     assert loading.wait(timeout=60)

@@ -16,7 +16,7 @@ from langgraph.store.base import PutOp
 
 from benchmarks import multi_writer
 from langgraph_chronomem import ChronoStore
-from langgraph_chronomem._checkpoint_sql import MIGRATIONS as CHECKPOINT_MIGRATIONS
+from langgraph_chronomem.checkpoint.sql import MIGRATIONS as CHECKPOINT_MIGRATIONS
 from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write, migrations
 from langgraph_chronomem.engine.feed import ProjectionFeed
 from langgraph_chronomem.engine.rows import RebuildRequest

@@ -26,7 +26,7 @@ from langgraph_chronomem.cli._app import (
 from langgraph_chronomem.cli.errors import EXIT_OK, EXIT_USAGE, CliError
 from langgraph_chronomem.cli.render import value_text
 from langgraph_chronomem.engine.types import Tag
-from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.store.base import ChronoStore
 
 __all__ = ["items_at", "register"]
 

@@ -46,7 +46,7 @@ from langgraph_chronomem.errors import InvalidRequestError
 if TYPE_CHECKING:
     from langgraph_chronomem.engine.types import Change, Conflict
     from langgraph_chronomem.search.resolve import Candidate, Mode, Resolution
-    from langgraph_chronomem.undo import UndoResult
+    from langgraph_chronomem.store.undo import UndoResult
 
 __all__ = ["register"]
 

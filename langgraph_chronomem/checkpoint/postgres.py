@@ -25,7 +25,7 @@ from typing import Any, cast
 
 import orjson
 
-from langgraph_chronomem._checkpoint_sql import (
+from langgraph_chronomem.checkpoint.sql import (
     SEQ_KEY,
     SQLITE,
     WRITE_COLUMNS,
@@ -36,8 +36,8 @@ from langgraph_chronomem._checkpoint_sql import (
     check_key,
     metadata_json,
 )
-from langgraph_chronomem.engine.migrations import Migration
 from langgraph_chronomem.engine.protocol import LogEngine
+from langgraph_chronomem.engine.migrations import Migration
 from langgraph_chronomem.engine.sql import Cursor
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.errors import InvalidFilterError

@@ -22,7 +22,7 @@ from langgraph_chronomem._twins import off_loop
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.errors import ReadOnlyError, VersionNotFound
-from langgraph_chronomem.ops import CheckedKeys, ReadPlan, check_ops, run_reads
+from langgraph_chronomem.store.ops import CheckedKeys, ReadPlan, check_ops, run_reads
 
 __all__ = ["StoreView"]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 
-from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.store.base import ChronoStore
 
 __all__ = ["AsyncChronoStore"]
 

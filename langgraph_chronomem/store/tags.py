@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from langgraph_chronomem._twins import in_thread
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Tag, VersionRef
-from langgraph_chronomem.ops import check_scope
+from langgraph_chronomem.store.ops import check_scope
 
 __all__ = ["TagControl"]
 

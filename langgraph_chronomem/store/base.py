@@ -47,14 +47,17 @@ from langgraph.store.base import (
 )
 
 from langgraph_chronomem._twins import in_thread, off_loop
-from langgraph_chronomem.context import current_meta
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.engine.types import Write
 from langgraph_chronomem.engine.values import encode_value
 from langgraph_chronomem.errors import ConfigError, InvalidRequestError, StorageError
-from langgraph_chronomem.ops import (
+from langgraph_chronomem.search.chroma import CHROMA_URL_ENV, NO_CHROMA, ChromaServer
+from langgraph_chronomem.search.index import SearchIndex
+from langgraph_chronomem.search.resolve import ResolverConfig
+from langgraph_chronomem.store.context import current_meta
+from langgraph_chronomem.store.ops import (
     CheckedKeys,
     ReadPlan,
     check_count,
@@ -62,12 +65,9 @@ from langgraph_chronomem.ops import (
     check_put,
     run_reads,
 )
-from langgraph_chronomem.review import Review
-from langgraph_chronomem.search.chroma import CHROMA_URL_ENV, NO_CHROMA, ChromaServer
-from langgraph_chronomem.search.index import SearchIndex
-from langgraph_chronomem.search.resolve import ResolverConfig
-from langgraph_chronomem.ttl import TTLSweeper
-from langgraph_chronomem.versions import VersionControl, check_retention
+from langgraph_chronomem.store.review import Review
+from langgraph_chronomem.store.ttl import TTLSweeper
+from langgraph_chronomem.store.versions import VersionControl, check_retention
 
 if TYPE_CHECKING:
     import psycopg

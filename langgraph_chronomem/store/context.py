@@ -26,7 +26,7 @@ from langchain_core.runnables.config import var_child_runnable_config
 from langgraph.runtime import Runtime
 
 from langgraph_chronomem.engine.types import CommitMeta
-from langgraph_chronomem.ops import check_text
+from langgraph_chronomem.store.ops import check_text
 
 __all__ = ["commit_context", "current_meta", "runtime_labels"]
 

@@ -34,7 +34,7 @@ from langgraph_chronomem.engine.base import REVIEW_SOURCE, LogTransaction
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Commit, CommitMeta
 from langgraph_chronomem.errors import InvalidRequestError
-from langgraph_chronomem.ops import check_scope
+from langgraph_chronomem.store.ops import check_scope
 
 __all__ = ["Review"]
 

@@ -83,10 +83,9 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.runtime import Runtime
 
-from langgraph_chronomem import _checkpoint_sql as sql
-from langgraph_chronomem._checkpoint_pg import dialect_for
 from langgraph_chronomem._twins import in_thread, off_loop
-from langgraph_chronomem.context import commit_context
+from langgraph_chronomem.checkpoint import sql as sql
+from langgraph_chronomem.checkpoint.postgres import dialect_for
 from langgraph_chronomem.engine.base import LogTransaction, by_thread
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.rows import scope_text
@@ -99,8 +98,9 @@ from langgraph_chronomem.errors import (
     VersionNotFound,
 )
 from langgraph_chronomem.namespace import NamespaceTemplate
-from langgraph_chronomem.ops import check_scope
-from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.store.base import ChronoStore
+from langgraph_chronomem.store.context import commit_context
+from langgraph_chronomem.store.ops import check_scope
 
 __all__ = ["ChronoCheckpointer", "TimeTravel"]
 

@@ -26,7 +26,6 @@ from functools import partial
 from typing import Any, TypeVar, get_args
 
 from langgraph_chronomem._twins import in_thread
-from langgraph_chronomem.context import commit_context, current_meta
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.terms import terms
@@ -45,7 +44,11 @@ from langgraph_chronomem.engine.types import (
     VersionRef,
 )
 from langgraph_chronomem.errors import InvalidRequestError
-from langgraph_chronomem.ops import (
+from langgraph_chronomem.search.index import SearchIndex
+from langgraph_chronomem.search.resolve import Mode, Resolution
+from langgraph_chronomem.search.vectors import Progress
+from langgraph_chronomem.store.context import commit_context, current_meta
+from langgraph_chronomem.store.ops import (
     check_count,
     check_fields,
     check_items,
@@ -54,12 +57,9 @@ from langgraph_chronomem.ops import (
     check_scope,
     check_text,
 )
-from langgraph_chronomem.search.index import SearchIndex
-from langgraph_chronomem.search.resolve import Mode, Resolution
-from langgraph_chronomem.search.vectors import Progress
-from langgraph_chronomem.tags import TagControl
-from langgraph_chronomem.undo import UndoResult, apply_undo
-from langgraph_chronomem.view import StoreView
+from langgraph_chronomem.store.tags import TagControl
+from langgraph_chronomem.store.undo import UndoResult, apply_undo
+from langgraph_chronomem.store.view import StoreView
 
 __all__ = ["VersionControl", "check_retention"]
 
