@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from langgraph_chronomem.search import phrasing
 from langgraph_chronomem.search.intent import Intent, TimeWindow, content_words, parse
+from langgraph_chronomem.search.phrasing.naming import NAMED
 
 NOW = datetime(2024, 6, 12, 15, 0, tzinfo=timezone.utc)  # Wednesday
 
@@ -1384,7 +1384,7 @@ def test_any_text_parses(request_: str) -> None:
     intent = parse(request_, now=NOW)
     assert intent.kind in ("undo", "restore", "before", "at", "still", "redo", "none")
     # A topic has content words, or names a thing only in filler words ("my back").
-    named = content_words(intent.topic) or phrasing.NAMED.search(intent.topic)
+    named = content_words(intent.topic) or NAMED.search(intent.topic)
     assert bool(intent.topic) == bool(named)
     assert intent.topic == intent.topic.strip()
     window = intent.window

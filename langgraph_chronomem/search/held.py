@@ -55,7 +55,8 @@ from langgraph_chronomem.search.intent import (
     first_sentence,
     units_apart,
 )
-from langgraph_chronomem.search.phrasing import ABBREVIATION, PLAIN, STOPWORDS, WORD
+from langgraph_chronomem.search.phrasing.spelling import PLAIN
+from langgraph_chronomem.search.phrasing.tokens import ABBREVIATION, STOPWORDS, WORD
 
 __all__ = ["Said", "Term", "holds", "missing", "reasons"]
 

@@ -47,7 +47,24 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Literal
 
-from langgraph_chronomem.search import phrasing
+from langgraph_chronomem.search.phrasing import (
+    commands,
+    corrections,
+    framing,
+    giving_back,
+    going_back,
+    held_back,
+    how_many,
+    kept,
+    later,
+    naming,
+    nothing,
+    others,
+    redo,
+    spelling,
+    tokens,
+    verdict,
+)
 from langgraph_chronomem.search.times import NUMBERS, TimeWindow, take_time
 
 __all__ = [
@@ -116,11 +133,11 @@ def _asked_of(tool: str, said: str) -> str:
     names = (
         content_words(said)
         and not said.rstrip().endswith("?")
-        and not phrasing.NOTHING.match(said.strip())
+        and not nothing.NOTHING.match(said.strip())
     )
     return (
         f"forget {said}"
-        if undoing and names and not phrasing.COMMAND.search(said)
+        if undoing and names and not commands.COMMAND.search(said)
         else said
     )
 
@@ -134,8 +151,8 @@ def _plain(text: str) -> str:
     "delete_memory: X" as "delete X", `undo_memory(request="X")` and
     `{"request": "X"}` as X. A message sent in lines is read as sentences:
     "sales were wild this week\nforget the launch note" asks in its second."""
-    text = _LINE_BREAK.sub(". ", text.translate(phrasing.PLAIN).strip())
-    called = phrasing.CALLED.match(text)
+    text = _LINE_BREAK.sub(". ", text.translate(spelling.PLAIN).strip())
+    called = spelling.CALLED.match(text)
     if called:
         text = _asked_of(called["tool"], called["said"])
     elif text.lstrip().startswith("{"):
@@ -148,10 +165,10 @@ def _plain(text: str) -> str:
                 else None
             )
             text = text if said is None else _asked_of(str(tool or ""), said)
-    text = phrasing.CALL.sub(lambda m: m[1] or m[2], text)
-    text = phrasing.BACK_2.sub(r"\1 to ", text)  # "go back 2 when ..."
-    text = phrasing.MIND_NOT.sub("stop ", phrasing.COURTESY.sub("", text))
-    return phrasing.CHAT_WORD.sub(lambda m: phrasing.CHAT[m.group().lower()], text)
+    text = spelling.CALL.sub(lambda m: m[1] or m[2], text)
+    text = spelling.BACK_2.sub(r"\1 to ", text)  # "go back 2 when ..."
+    text = spelling.MIND_NOT.sub("stop ", spelling.COURTESY.sub("", text))
+    return spelling.CHAT_WORD.sub(lambda m: spelling.CHAT[m.group().lower()], text)
 
 
 def content_words(topic: str) -> list[str]:
@@ -173,12 +190,12 @@ def content_words(topic: str) -> list[str]:
     """
     words = (
         w.removesuffix("'s")
-        for w in phrasing.WORD.findall(topic.translate(phrasing.PLAIN).lower())
+        for w in tokens.WORD.findall(topic.translate(spelling.PLAIN).lower())
     )
     return [
         w
         for w in words
-        if w not in phrasing.STOPWORDS and not (len(w) == 1 and w.isalpha())
+        if w not in tokens.STOPWORDS and not (len(w) == 1 and w.isalpha())
     ]
 
 
@@ -189,11 +206,11 @@ def first_sentence(text: str) -> str:
         >>> first_sentence("the note about St. Albert. It was wrong")
         'the note about St. Albert'
     """
-    for end in phrasing.SENTENCE_END.finditer(text):
+    for end in tokens.SENTENCE_END.finditer(text):
         last = text[: end.start()].split()[-1:]
         word = last[0].lower() if last else ""
         stop = end.group().startswith(".")
-        if stop and (phrasing.ABBREVIATION.fullmatch(f"{word}.") or _initial(word)):
+        if stop and (tokens.ABBREVIATION.fullmatch(f"{word}.") or _initial(word)):
             continue
         return text[: end.start()]
     return text
@@ -256,32 +273,32 @@ def _clean(text: str) -> str:
 def _topic(text: str) -> str:
     """`text` without the object of the command ("the last update about"), and
     without what it asks to keep ("my ex, but leave my allergies alone")."""
-    clauses = phrasing.CLAUSE.split(text)
-    asked = [c for c in clauses if not phrasing.KEPT.search(c)]
+    clauses = kept.CLAUSE.split(text)
+    asked = [c for c in clauses if not kept.KEPT.search(c)]
     if asked and len(asked) < len(clauses):
         text = " ".join(asked)
-    text = _clean(phrasing.NOT_THIS.sub("", _clean(text), count=1))
+    text = _clean(corrections.NOT_THIS.sub("", _clean(text), count=1))
     # "the note where I said that I ...": the fillers before what is meant
-    for filler in (phrasing.OBJECT, phrasing.SAID, phrasing.OBJECT):
+    for filler in (naming.OBJECT, naming.SAID, naming.OBJECT):
         match = filler.match(text)
         if match:
             text = _clean(f"{match.groupdict().get('mod') or ''} {text[match.end() :]}")
-    text = _clean(phrasing.EXCEPT.sub("", phrasing.TRAILER.sub("", text)))
-    if phrasing.REFERS_BACK.search(text) and set(content_words(text)) <= phrasing.LINKS:
+    text = _clean(kept.EXCEPT.sub("", naming.TRAILER.sub("", text)))
+    if naming.REFERS_BACK.search(text) and set(content_words(text)) <= naming.LINKS:
         return ""  # "whatever you saved off the back of that": what came before
-    return text if content_words(text) or phrasing.NAMED.search(text) else ""
+    return text if content_words(text) or naming.NAMED.search(text) else ""
 
 
 def _back(rest: str, window: TimeWindow | None) -> Intent:
     """What follows "go back to": "when X", "before X", "yesterday" or "X"."""
-    key = phrasing.BACK_KEY.match(rest)
+    key = going_back.BACK_KEY.match(rest)
     assert key is not None  # every part of it is optional
     text = _clean(rest[key.end() :])
-    topic = _topic(phrasing.TRUE.sub("", phrasing.STILL.sub("", text)))
-    if not key["key"] and not window and phrasing.OLD_THING.match(text):
+    topic = _topic(going_back.TRUE.sub("", going_back.STILL.sub("", text)))
+    if not key["key"] and not window and going_back.OLD_THING.match(text):
         return Intent("restore", topic)  # "go back to the old answer rules"
     if (key["key"] or "").lower() in ("before", "prior to"):
-        gone = phrasing.REMOVED.match(text) or phrasing.REMOVAL.match(text)
+        gone = giving_back.REMOVED.match(text) or giving_back.REMOVAL.match(text)
         if gone and _topic(text[gone.end() :]):  # "before you deleted X": X held
             return Intent("still", _topic(text[gone.end() :]), window)
         if not topic and not window:  # "make it like it was before"
@@ -289,16 +306,16 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
         return Intent("before" if topic else "at", topic, window)
     if topic or window or key["key"]:
         # "when I was renting", not "when I said I was"
-        ongoing = phrasing.ONGOING.search(text) and not phrasing.SAID.search(text)
-        still = topic and (phrasing.STILL.search(text) or ongoing)
+        ongoing = going_back.ONGOING.search(text) and not naming.SAID.search(text)
+        still = topic and (going_back.STILL.search(text) or ongoing)
         return Intent("still" if still else "at", topic, window)
     return Intent("undo", "")  # "go back to the previous version"
 
 
 _UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
-    (phrasing.REMOVAL, "restore"),
-    (phrasing.REPLACING, "restore"),
-    (phrasing.SINCE, "before"),
+    (giving_back.REMOVAL, "restore"),
+    (giving_back.REPLACING, "restore"),
+    (how_many.SINCE, "before"),
 )
 
 
@@ -328,14 +345,12 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
     plain = _plain(request)
     # "tomorrow, delete X" is read as "delete X", put off; "maybe delete X", doubted
-    said_now = phrasing.LATER.sub(
-        lambda m: f" {m['object'] or m['named'] or ''} ", plain
-    )
+    said_now = later.LATER.sub(lambda m: f" {m['object'] or m['named'] or ''} ", plain)
     intent = _parse(said_now, now)
     # put off in the command's own sentence (not "... I'll give you the number
     # later"); in doubt anywhere ("...; customer has not confirmed")
-    put_off = phrasing.LATER.search(_asking(plain))
-    if intent.kind != "none" and (put_off or phrasing.UNSURE.search(plain)):
+    put_off = later.LATER.search(_asking(plain))
+    if intent.kind != "none" and (put_off or later.UNSURE.search(plain)):
         return replace(intent, asked=False)
     return intent
 
@@ -348,8 +363,8 @@ def _asking(text: str) -> str:
     kept = [
         s
         for s in sentences
-        if phrasing.COMMAND.search(s)
-        or phrasing.GIVE_BACK.search(s)
+        if commands.COMMAND.search(s)
+        or giving_back.GIVE_BACK.search(s)
         or len(s.split()) <= 3
     ]
     return ". ".join(kept) if kept else " ".join(sentences)
@@ -359,23 +374,22 @@ def _not_asked(said_before: str) -> bool:
     """Whether what comes before a command makes it someone else's: "my landlord
     wants to", or words quoted from another ('my friend said "delete ...')."""
     return bool(
-        phrasing.OTHERS_DOING.search(said_before)
-        or phrasing.QUOTING.search(said_before)
+        others.OTHERS_DOING.search(said_before) or others.QUOTING.search(said_before)
     )
 
 
 def _parse(request: str, now: datetime) -> Intent:
     plain = _plain(request)
-    polite = phrasing.POLITE.sub(" ", phrasing.WISH.sub("don't ", plain))
+    polite = framing.POLITE.sub(" ", framing.WISH.sub("don't ", plain))
     text, window = take_time(polite, now)
     text = _clean(text)
     none = Intent("none", "", window)
-    if phrasing.NOTHING.match(_clean(polite)) or phrasing.NO_ACTION.search(polite):
+    if nothing.NOTHING.match(_clean(polite)) or nothing.NO_ACTION.search(polite):
         return none
-    text = phrasing.PREFACE.sub("", text, count=1)
-    if phrasing.ASKS.match(text) and (
-        phrasing.ONE_QUESTION.fullmatch(plain.strip())
-        or phrasing.ONE_CLAUSE.fullmatch(plain.strip())
+    text = framing.PREFACE.sub("", text, count=1)
+    if nothing.ASKS.match(text) and (
+        nothing.ONE_QUESTION.fullmatch(plain.strip())
+        or nothing.ONE_CLAUSE.fullmatch(plain.strip())
     ):
         return none  # "what did you remove?", "wait what did u delete last week"
     match, held = _command(text), False
@@ -383,25 +397,25 @@ def _parse(request: str, now: datetime) -> Intent:
         match, held = _command(text, match.end()), True
     if match is not None:  # "disregard and remove the same": the last verb's object
         chained = _command(text, match.end())
-        if chained is not None and phrasing.AND.fullmatch(
+        if chained is not None and commands.AND.fullmatch(
             text[match.end() : chained.start()]
         ):
             match = chained
-    give = phrasing.GIVE_BACK.search(text)
-    if give and phrasing.HELD_BACK.search(text[: give.start()]):
+    give = giving_back.GIVE_BACK.search(text)
+    if give and held_back.HELD_BACK.search(text[: give.start()]):
         give, held = None, True  # "don't put it back"
     if (
         give
         and match is not None
-        and phrasing.IN_WHAT_IS_SAID.match(text[match.end() :])
+        and giving_back.IN_WHAT_IS_SAID.match(text[match.end() :])
     ):
         give = None  # "forget that I want to bring back my old hobby"
     if give and (match is None or match.lastgroup not in ("back", "when")):
-        after = phrasing.CORRECTED.search(text, give.end())
+        after = corrections.CORRECTED.search(text, give.end())
         if after and (
             after["retract"]
-            or phrasing.STAY.match(after["meant"])
-            or phrasing.AFFIRMS.search(after["meant"])
+            or corrections.STAY.match(after["meant"])
+            or verdict.AFFIRMS.search(after["meant"])
         ):
             return none  # "bring back the old address... nah, it's fine as is"
         if _about_the_tool(plain, text[give.end() :]):
@@ -413,12 +427,12 @@ def _parse(request: str, now: datetime) -> Intent:
         )
     if match is None:
         # "no need to delete the cat, just the dog"
-        just = phrasing.JUST_THIS.search(text)
-        if just and (held or phrasing.KEEPS.search(text)):
+        just = kept.JUST_THIS.search(text)
+        if just and (held or kept.KEEPS.search(text)):
             return Intent("undo", _topic(just["thing"]), window)
         return none if held else _without_command(text, plain, window)
     rest = text[match.end() :]
-    if phrasing.DISMISSAL.match(text, match.start(match.lastgroup or 0)) and not _topic(
+    if nothing.DISMISSAL.match(text, match.start(match.lastgroup or 0)) and not _topic(
         text[: match.start()]
     ):
         return none  # "ah, forget it, doesn't matter"
@@ -426,29 +440,29 @@ def _parse(request: str, now: datetime) -> Intent:
         return none  # "can you undo things?"
     # "my landlord wants to remove the carpet": not asked of the memory
     unsure = _not_asked(text[: match.start(match.lastgroup or 0)])
-    corrected = phrasing.CORRECTED.search(rest)
+    corrected = corrections.CORRECTED.search(rest)
     if corrected:  # "remove the gym, wait, no, the van"; "..., actually no, keep it"
         meant = _clean(corrected["meant"])
-        if _command(meant) or phrasing.GIVE_BACK.search(meant):
+        if _command(meant) or giving_back.GIVE_BACK.search(meant):
             return _parse(meant, now)
         if (  # "never mind the van one", but not "..., forget it, the new one is fine"
             corrected["retract"]
-            and phrasing.THING.match(meant)
-            and not phrasing.AFFIRMS.search(meant)
+            and corrections.THING.match(meant)
+            and not verdict.AFFIRMS.search(meant)
         ):
             rest = rest[: corrected.start()]
         elif (
             corrected["retract"]
             or not _topic(meant)
-            or phrasing.NOTHING.match(meant)
-            or phrasing.STAY.match(meant)
-            or phrasing.OTHER_ASK.match(meant)
-            or phrasing.AFFIRMS.search(meant)
-            or phrasing.DENIES.search(meant)
+            or nothing.NOTHING.match(meant)
+            or corrections.STAY.match(meant)
+            or nothing.OTHER_ASK.match(meant)
+            or verdict.AFFIRMS.search(meant)
+            or verdict.DENIES.search(meant)
         ):
             return none  # "..., never mind, it's fine"; "..., wait, no, it was right"
-        elif phrasing.THING.match(meant) or (
-            match.lastgroup in ("back", "when") and phrasing.ANCHOR.match(meant)
+        elif corrections.THING.match(meant) or (
+            match.lastgroup in ("back", "when") and corrections.ANCHOR.match(meant)
         ):
             rest = meant  # "the van"; "go back to before X, wait, before Y"
         else:  # "..., wait no, vegan": a correction not understood: offer, never act
@@ -457,7 +471,7 @@ def _parse(request: str, now: datetime) -> Intent:
         back = _back(rest, window)
         return replace(back, asked=back.asked and not unsure)
     before = _topic(text[: match.start()])
-    named = phrasing.PRONOUN.match(_clean(rest)) or phrasing.OBJECT_PRONOUN.search(
+    named = naming.PRONOUN.match(_clean(rest)) or naming.OBJECT_PRONOUN.search(
         match.group()
     )
     # "the Lisbon trip - delete. Not happening.": the command ends its
@@ -466,38 +480,38 @@ def _parse(request: str, now: datetime) -> Intent:
     topic = "" if before and (named or ended) else _topic(first_sentence(rest))
     if (
         not topic
-        and phrasing.RECENT.search(rest)
-        and not phrasing.POINTS_BACK.search(rest)
+        and how_many.RECENT.search(rest)
+        and not how_many.POINTS_BACK.search(rest)
     ):
         before = ""  # "this may seem silly, but undo the last change" (not "... to it")
     if (
         match.lastgroup == "redo"
-        or phrasing.UNDONE.fullmatch(_clean(rest))
-        or (not topic and phrasing.UNDO_WRONG.match(text[: match.start()]))
+        or redo.UNDONE.fullmatch(_clean(rest))
+        or (not topic and redo.UNDO_WRONG.match(text[: match.start()]))
     ):
         redo_topic = topic if match.lastgroup == "redo" else ""
         return Intent("redo", redo_topic, window, asked=not unsure)
     if match.lastgroup == "restore":
-        topic = _topic(phrasing.NOW_SAYS.sub(" ", rest))
-        before = _topic(phrasing.NOW_SAYS.sub(" ", text[: match.start()]))
+        topic = _topic(giving_back.NOW_SAYS.sub(" ", rest))
+        before = _topic(giving_back.NOW_SAYS.sub(" ", text[: match.start()]))
         if topic:
             return Intent("restore", topic, window, asked=not unsure)
         if before:  # "my old address, put it back"; "you got X wrong, put it back"
             said = text[: match.start()]
-            wrong = phrasing.WRONG.search(said) and not phrasing.GONE.search(said)
+            wrong = verdict.WRONG.search(said) and not verdict.GONE.search(said)
             return Intent(
                 "undo" if wrong else "restore", before, window, asked=not unsure
             )
         return Intent("at" if window else "redo", "", window)
-    if window and window.start and phrasing.ALL.fullmatch(_clean(rest)):
+    if window and window.start and how_many.ALL.fullmatch(_clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
     if match.lastgroup == "undo":
         first = re.split(r"[.;!?,]", _clean(rest), maxsplit=1)[0]  # "nuke it all. ok."
-        if phrasing.EVERYTHING.fullmatch(_clean(first)):
+        if how_many.EVERYTHING.fullmatch(_clean(first)):
             return Intent("before", "", window)  # before every change: forget it all
-        first = phrasing.TRAILING.sub("", first)  # "your last 4 changes lol"
+        first = how_many.TRAILING.sub("", first)  # "your last 4 changes lol"
         # "the last 2? they're both wrong"
-        few = phrasing.LAST_FEW.fullmatch(_clean(first))
+        few = how_many.LAST_FEW.fullmatch(_clean(first))
         times = few and (few["count"].lower().startswith("x") or few["times"])
         if few and (few["recent"] or few["after"] or few["noun"] or times):
             vague = few["count"].lower().removeprefix("a ").split()[0] in (
@@ -507,7 +521,7 @@ def _parse(request: str, now: datetime) -> Intent:
             )
             count = _count(few["count"])
             return Intent("undo", "", window, count=count, asked=not vague)
-    if not topic and before and phrasing.REMOVED.search(text[: match.start()]):
+    if not topic and before and giving_back.REMOVED.search(text[: match.start()]):
         return Intent(
             "restore", before, window, asked=not unsure
         )  # "you deleted X, undo that"
@@ -530,14 +544,14 @@ def _about_the_tool(plain: str, rest: str) -> bool:
     """Whether a question asks what the tool can do ("can you undo things?",
     "can you bring back deleted memories?"), `rest` being what follows its verb."""
     return "?" in plain and bool(
-        phrasing.GENERIC.fullmatch(_clean(rest.split("?", 1)[0]))
+        nothing.GENERIC.fullmatch(_clean(rest.split("?", 1)[0]))
     )
 
 
 def _held_back(text: str, command: re.Match[str]) -> bool:
     """Whether what comes before `command`'s verb negates, weighs or puts it off."""
     return bool(
-        phrasing.HELD_BACK.search(text[: command.start(command.lastgroup or 0)])
+        held_back.HELD_BACK.search(text[: command.start(command.lastgroup or 0)])
     )
 
 
@@ -554,31 +568,31 @@ def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent
     dropped my dentist"), and nothing if it only asks, thanks, asks for
     something else, or asks that a memory stay. A memory only named, or news
     ("my peanut allergy", "I'm vegan now"), is an undo not `asked` for."""
-    removed = phrasing.REMOVED.search(text)
-    topic = _topic(phrasing.REMOVED.sub(" ", text) if removed else text)
+    removed = giving_back.REMOVED.search(text)
+    topic = _topic(giving_back.REMOVED.sub(" ", text) if removed else text)
     if not topic:
         return Intent("none", "", window)
     if removed:  # "you deleted my address, thanks for that": no wish said
-        return Intent("restore", topic, window, asked=not phrasing.THANKS.search(plain))
-    asks = phrasing.QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
-    denied = phrasing.DENIES.search(plain.rpartition("?")[2])  # "...?? I'm not"
-    objects = phrasing.OBJECTS.search(plain)
-    if objects and phrasing.QUOTING.search(plain[: objects.start()]):
+        return Intent("restore", topic, window, asked=not nothing.THANKS.search(plain))
+    asks = nothing.QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
+    denied = verdict.DENIES.search(plain.rpartition("?")[2])  # "...?? I'm not"
+    objects = verdict.OBJECTS.search(plain)
+    if objects and others.QUOTING.search(plain[: objects.start()]):
         return Intent("none", "", window)  # "the song goes 'forget about the past'"
     if (
         (asks and not denied)
-        or (phrasing.THANKS.search(plain) and not objects)
+        or (nothing.THANKS.search(plain) and not objects)
         # "note that I'm not" is no other ask
-        or (phrasing.OTHER_ASK.match(text) and not phrasing.RIDS.search(plain))
-        or phrasing.KEEPS.search(plain)  # "please don't remove the cat"
-        or phrasing.KEEP_IT.search(plain)  # "I know I said forget X, but keep it"
-        or phrasing.WEIGHED.search(plain)  # "no point deleting the gym note"
+        or (nothing.OTHER_ASK.match(text) and not verdict.RIDS.search(plain))
+        or kept.KEEPS.search(plain)  # "please don't remove the cat"
+        or kept.KEEP_IT.search(plain)  # "I know I said forget X, but keep it"
+        or held_back.WEIGHED.search(plain)  # "no point deleting the gym note"
         # "it's right"
-        or (phrasing.AFFIRMS.search(plain) and not phrasing.DENIES.search(plain))
+        or (verdict.AFFIRMS.search(plain) and not verdict.DENIES.search(plain))
     ):
         return Intent("none", "", window)
     # "I'm not at Acme anymore": news, unless it asks to be rid of it
-    news = phrasing.NEWS.search(plain) and not phrasing.RIDS.search(plain)
+    news = verdict.NEWS.search(plain) and not verdict.RIDS.search(plain)
     return Intent("undo", topic, window, asked=bool(objects) and not news)
 
 
@@ -586,7 +600,7 @@ def _command(text: str, start: int = 0) -> re.Match[str] | None:
     """The first command in `text`. A sentence that opens with "when" goes back
     to then ("when I still had the flat, go back to that") unless another
     command follows ("when I pasted that page, remove what it saved")."""
-    match = next(filter(None, (c.search(text, start) for c in phrasing.CLAUSES)), None)
+    match = next(filter(None, (c.search(text, start) for c in commands.CLAUSES)), None)
     if match is None or match.lastgroup != "when":
         return match
     later = _command(text, match.end() + 1)
@@ -599,23 +613,23 @@ def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Int
     named = give["was"] or give["obj"] or give["wanted"] or give["had"] or ""
     if give["field"]:  # "switch my job back to nurse": the old value names it too
         named = f"{give['field']} {give['value']}"
-    if phrasing.PRONOUN.match(named) or named.lower() in ("him", "her"):
+    if naming.PRONOUN.match(named) or named.lower() in ("him", "her"):
         named = ""
-    if not named and phrasing.UNDO_WRONG.match(text[: give.start()]):
+    if not named and redo.UNDO_WRONG.match(text[: give.start()]):
         return Intent(
             "redo", "", window
         )  # "you shouldn't have undone that, bring it back"
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]
-    topic = _topic(phrasing.NOW_SAYS.sub(" ", phrasing.REMOVED.sub(" ", rest)))
+    topic = _topic(giving_back.NOW_SAYS.sub(" ", giving_back.REMOVED.sub(" ", rest)))
     was = give["was"]
-    if was is not None and (not topic or phrasing.EVERYTHING.fullmatch(_clean(was))):
+    if was is not None and (not topic or how_many.EVERYTHING.fullmatch(_clean(was))):
         return Intent(
             "at" if window else "undo", "", window
         )  # "change it back to how it was"
     if not topic:
         return Intent("at" if window else "redo", "", window)
     said = text[: give.start()]
-    wrong = phrasing.WRONG.search(said) and not phrasing.GONE.search(
+    wrong = verdict.WRONG.search(said) and not verdict.GONE.search(
         said
     )  # not "removed by mistake"
     return Intent("undo" if wrong else "restore", topic, window)
