@@ -25,8 +25,8 @@ from langchain_core.embeddings import Embeddings
 from langgraph.store.base import PutOp, ensure_embeddings
 
 from langgraph_chronomem import ChronoStore, models
-from langgraph_chronomem.engine import base
-from langgraph_chronomem.engine.base import FULL_TEXT
+from langgraph_chronomem.engine import change_index
+from langgraph_chronomem.engine.change_index import FULL_TEXT
 from langgraph_chronomem.engine.feed import ProjectionFeed
 from langgraph_chronomem.engine.postgres import PostgresEngine
 from langgraph_chronomem.engine.protocol import LogEngine
@@ -67,13 +67,13 @@ def rendered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Counts the change texts the log renders (every row read for the undo
     search is rendered once), calling the real `change_text` each time."""
     count = [0]
-    real = base.change_text
+    real = change_index.change_text
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         count[0] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(base, "change_text", counting)
+    monkeypatch.setattr(change_index, "change_text", counting)
     return count
 
 

@@ -1,9 +1,10 @@
-"""What the operation mixins use of a transaction.
+"""What the parts of a transaction use of each other.
 
-`TravelOps`, `ProposalOps`, `ForgettingOps` and `TagOps` each hold one kind
-of operation; `LogTransaction` (base.py) inherits them and gives the reads and
-writes they call. Those are declared here once, for the type checker: at run
-time this class holds nothing, and the mixins never import base.py.
+`ReadOps`, `HistoryOps`, `WriteOps`, `ChangeIndexOps`, `TravelOps`,
+`ProposalOps`, `ForgettingOps` and `TagOps` each hold one kind of operation;
+`LogTransaction` (base.py) inherits them all. What one part calls of another
+is declared here once, for the type checker: at run time this class holds
+nothing, and no part imports another's class or base.py.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from langgraph_chronomem.engine.types import Commit, CommitMeta, Namespace, Op
 
 
 class TransactionCore:
-    """A transaction's cursor and SQL, and the methods of `LogTransaction`
-    that the operation mixins call."""
+    """A transaction's cursor, SQL and settings, and the methods of
+    `LogTransaction` that its parts call of each other."""
 
     cur: Cursor
     sql: Dialect
+    scope_depth: int
+    omit_expired: bool
 
     if TYPE_CHECKING:
 
@@ -45,6 +48,8 @@ class TransactionCore:
 
         def meta(self, name: str) -> str | None: ...
 
+        def scope_of(self, namespace: Namespace) -> Namespace: ...
+
         def row_ids_of(self, scope: Namespace, version: int) -> list[int]: ...
 
         def row_links(
@@ -66,8 +71,6 @@ class TransactionCore:
         ) -> Commit | None: ...
 
         def _op_of(self, scope: Namespace, version: int) -> str | None: ...
-
-        def _rebuild_projections(self, scope: Namespace) -> None: ...
 
         def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]: ...
 

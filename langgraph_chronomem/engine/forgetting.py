@@ -6,7 +6,7 @@ it was erased, the change index is made again for the rows that read the
 erased values, and the vector projections are told which vectors to delete
 and which to embed again (`ERASURES`). `compact` records the versions it left
 incomplete, so a read at an old version knows cheaply whether it is whole
-(`check_whole`).
+(`check_whole`). `reset` deletes every version after one, commits and all.
 """
 
 from __future__ import annotations
@@ -25,14 +25,17 @@ from typing import Any
 
 import orjson
 
+from langgraph_chronomem.engine.change_index import FULL_TEXT
 from langgraph_chronomem.engine.core import TransactionCore
 from langgraph_chronomem.engine.rows import (
+    RebuildRequest,
     _index_rows,
     _NewRow,
     chunks,
     namespace_from_text,
     namespace_text,
     rebuild_requests,
+    rebuild_text,
     scope_text,
 )
 from langgraph_chronomem.engine.types import (
@@ -59,8 +62,8 @@ _COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
 
 
 class ForgettingOps(TransactionCore):
-    """The operations that erase values from the log: redact, compact, and
-    what reads need to know of the versions compaction left incomplete.
+    """The operations that erase values from the log: redact, compact, reset,
+    and what reads need to know of the versions compaction left incomplete.
 
     A mixin for `LogTransaction`, whose reads, `_write` and change index
     these methods use.
@@ -224,6 +227,30 @@ class ForgettingOps(TransactionCore):
                 self._ask_erasure(scope, ids, before)
         return replace(found, whole_from={scope: self.whole_from(scope)})
 
+    def reset(self, scope: Namespace, to: int) -> int:
+        """Delete every version after `to` for good. Returns how many were removed.
+
+        Raises:
+            CompactedError: If values the scope held at `to` were compacted.
+        """
+        self.hold_change_index()  # before the scope's lock
+        head = self.check_version(scope, to, allow_zero=True)
+        self.check_whole(scope, to)
+        sc = scope_text(scope)
+        if self.sql.KEEP_ID_FLOORS is not None:
+            self.cur.execute(self.sql.KEEP_ID_FLOORS)
+        reopen = [r[0] for r in self.cur.execute(self.sql.PREV_IDS_AFTER, (sc, to))]
+        self.cur.execute(self.sql.DELETE_CHANGES_AFTER, (sc, to))
+        self.cur.execute(self.sql.DELETE_ERASED_AFTER, (sc, to))
+        self.cur.execute(self.sql.DELETE_ITEMS_AFTER, (sc, to))
+        self.cur.execute(self.sql.DELETE_COMMITS_AFTER, (sc, to))
+        for chunk in chunks(reopen):
+            self.cur.execute(*self.sql.reopen(chunk, to))
+        if self._compacted_spans(scope):
+            self._record_compacted_spans(scope)  # some compacted rows went
+        self._rebuild_projections(scope)
+        return head - to
+
     def whole_from(self, scope: Namespace) -> int:
         """The oldest version of the scope that no compacted value is missing
         from: `as_of` and `rollback` read it, and every later one, whole."""
@@ -340,6 +367,19 @@ class ForgettingOps(TransactionCore):
                 self.sql.ALL_PROJECTIONS_FOR_UPDATE
             ).fetchall()
         }
+
+    def _rebuild_projections(self, scope: Namespace) -> None:
+        """Ask every vector projection to make the scope again from the log, for
+        a change to the past (a reset, a redaction) that catching up would miss.
+        The full-text index is kept right by the change itself."""
+        projections = self.cur.execute(self.sql.ALL_PROJECTIONS_FOR_UPDATE).fetchall()
+        for name, _, rebuild in projections:
+            if name == FULL_TEXT:
+                continue
+            # Added even if the scope is there: a rebuild in progress may have
+            # read the scope before this change, and strikes only what it saw.
+            requests = [*rebuild_requests(rebuild), RebuildRequest.new(scope)]
+            self.cur.execute(self.sql.SET_REBUILD, (rebuild_text(requests), name))
 
     def _erase(self, ids: Sequence[int], why: Erased, seq: int | None) -> None:
         """Erase these log rows' values for good, recording why."""

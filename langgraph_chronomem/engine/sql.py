@@ -1,7 +1,8 @@
 """The log's SQL, written once in the subset every supported database speaks.
 
 Each statement is a class attribute or a builder returning a `Statement`; the
-transaction logic in `base.py` only executes them, so it holds no SQL text.
+transaction's parts (`base.py` assembles them) only execute them, so they hold
+no SQL text.
 Dialects (`sqlite.py`, `postgres_sql.py`) subclass `Dialect` for what differs:
 JSON filters and how the full-text index makes its terms.
 """
