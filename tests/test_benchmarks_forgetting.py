@@ -1,4 +1,4 @@
-"""`benchmarks/forgetting.py --quick` runs end to end and reports what it
+"""`benchmarks/forgetting/forgetting.py --quick` runs end to end and reports what it
 promises: redact and compact timed, and no file left holding the secret."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_forgetting_quick_times_both_and_finds_no_secret() -> None:
     done = subprocess.run(
-        [sys.executable, "benchmarks/forgetting.py", "--quick"],
+        [sys.executable, "benchmarks/forgetting/forgetting.py", "--quick"],
         cwd=ROOT,
         capture_output=True,
         text=True,

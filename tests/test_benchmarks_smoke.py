@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.subjects import CHRONO_TWIN, STORES
+from benchmarks.harness.subjects import CHRONO_TWIN, STORES
 from langgraph_chronomem import ChronoStore
 
 ROOT = Path(__file__).resolve().parent.parent
-QUICK_TINY = "benchmarks/store_ops.py --quick --sizes 100 200 --ops 5 --rollbacks 3"
+QUICK_TINY = (
+    "benchmarks/store/store_ops.py --quick --sizes 100 200 --ops 5 --rollbacks 3"
+)
 
 
 def run_benchmark(*args: str, timeout: float) -> str:
@@ -55,13 +57,13 @@ def test_store_ops_quick_reports_every_store_and_target(tmp_path: Path) -> None:
 
 
 INDEXED_TINY = (
-    "benchmarks/indexed_writes.py --quick --sizes 40 --ops 4 --searches 3 --burst 5 "
-    "--repeats 1"
+    "benchmarks/store/indexed_writes.py --quick --sizes 40 --ops 4 --searches 3 "
+    "--burst 5 --repeats 1"
 )
 
 
 def _loads_sqlite_vec() -> bool:
-    from benchmarks.indexed_writes import sqlite_with_extensions
+    from benchmarks.store.indexed_writes import sqlite_with_extensions
 
     return sqlite_with_extensions() is not None
 
@@ -72,7 +74,7 @@ def _loads_sqlite_vec() -> bool:
 def test_indexed_writes_quick_reports_every_lane_and_the_first_undo(
     tmp_path: Path,
 ) -> None:
-    from benchmarks.indexed_writes import LANES, PHASES
+    from benchmarks.store.indexed_writes import LANES, PHASES
 
     report = tmp_path / "indexed.json"
     table = run_benchmark(
@@ -96,7 +98,7 @@ def test_indexed_writes_quick_reports_every_lane_and_the_first_undo(
 
 
 UNDO_TINY = (
-    "benchmarks/undo_latency.py --quick --sizes 40 --rounds 1 --rerank-top 5 "
+    "benchmarks/undo/undo_latency.py --quick --sizes 40 --rounds 1 --rerank-top 5 "
     "--reranker minilm-bi-encoder-pair-scorer"
 )
 
@@ -104,8 +106,8 @@ UNDO_TINY = (
 def test_undo_latency_quick_reports_every_stage_and_one_off_cost(
     tmp_path: Path,
 ) -> None:
-    from benchmarks.undo_stages import STAGES
-    from benchmarks.undo_workload import REQUESTS
+    from benchmarks.undo.undo_stages import STAGES
+    from benchmarks.undo.undo_workload import REQUESTS
 
     report = tmp_path / "undo.json"
     table = run_benchmark(
@@ -136,12 +138,12 @@ LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
 
 @pytest.mark.skipif(not LOCOMO.exists(), reason="LoCoMo data not here (CC BY-NC)")
 def test_rollback_locomo_quick_scores_every_system(tmp_path: Path) -> None:
-    from benchmarks.locomo.render import BASELINES
-    from benchmarks.rollback_locomo import SYSTEMS
+    from benchmarks.undo.locomo.render import BASELINES
+    from benchmarks.undo.rollback_locomo import SYSTEMS
 
     report = tmp_path / "locomo.json"
     table = run_benchmark(
-        "benchmarks/rollback_locomo.py",
+        "benchmarks/undo/rollback_locomo.py",
         *("--quick", "--max-anchors", "2", "--data", str(LOCOMO)),
         *("--store-dir", str(tmp_path), "--json", str(report)),
         timeout=240,
@@ -163,7 +165,7 @@ def test_rollback_locomo_quick_scores_every_system(tmp_path: Path) -> None:
 def test_undo_agent_memory_quick_scores_both_splits(tmp_path: Path) -> None:
     """The data set holds together: every request's gold exists in its user's
     history, and the report covers both splits."""
-    from benchmarks.agent_memory.data import load_requests, load_users
+    from benchmarks.undo.agent_memory.data import load_requests, load_users
 
     users = load_users()
     assert len(users) >= 3 and sum(len(u.events) for u in users) >= 300
@@ -172,7 +174,7 @@ def test_undo_agent_memory_quick_scores_both_splits(tmp_path: Path) -> None:
     assert sum(r.kind == "none" for r in requests) >= 0.1 * len(requests)
     report = tmp_path / "agent_memory.json"
     table = run_benchmark(
-        "benchmarks/undo_agent_memory.py", "--quick", "--json", str(report),
+        "benchmarks/undo/undo_agent_memory.py", "--quick", "--json", str(report),
         timeout=240,
     )  # fmt: skip
     assert "## Test split: oskar" in table and "## Tuning split: maya" in table
@@ -189,7 +191,7 @@ def test_a_blind_battery_holds_together(tmp_path: Path, battery: str) -> None:
     """Each request's write, or the write a near miss resembles, is in its
     person's history, a named request's gold change exists, and memories are
     the sizes the brief asked for."""
-    from benchmarks.agent_memory.data import (
+    from benchmarks.undo.agent_memory.data import (
         BATTERIES,
         gold_of,
         ingest,
@@ -217,7 +219,7 @@ def test_a_blind_battery_holds_together(tmp_path: Path, battery: str) -> None:
 def test_undo_agent_memory_quick_on_a_battery(tmp_path: Path) -> None:
     report = tmp_path / "battery.json"
     table = run_benchmark(
-        "benchmarks/undo_agent_memory.py", "--battery", "c", "--quick",
+        "benchmarks/undo/undo_agent_memory.py", "--battery", "c", "--quick",
         "--json", str(report), timeout=240,
     )  # fmt: skip
     assert "Near misses, plain requests, candidates, R@1 by style:" in table
@@ -229,7 +231,7 @@ def test_undo_agent_memory_quick_on_a_battery(tmp_path: Path) -> None:
 def test_checkpoint_ops_quick_measures_both_savers(tmp_path: Path) -> None:
     report = tmp_path / "checkpoints.json"
     table = run_benchmark(
-        "benchmarks/checkpoint_ops.py", "--quick",
+        "benchmarks/store/checkpoint_ops.py", "--quick",
         *("--threads", "1", "--checkpoints", "5", "--ops", "5"),
         *("--dir", str(tmp_path), "--json", str(report)),
         timeout=120,
@@ -244,11 +246,11 @@ def test_checkpoint_ops_quick_measures_both_savers(tmp_path: Path) -> None:
 
 
 def test_exact_recall_quick_finds_what_brute_force_finds(tmp_path: Path) -> None:
-    from benchmarks.exact_recall import CHRONO, IN_MEMORY, UNDO
+    from benchmarks.store.exact_recall import CHRONO, IN_MEMORY, UNDO
 
     report = tmp_path / "recall.json"
     table = run_benchmark(
-        "benchmarks/exact_recall.py", "--quick",
+        "benchmarks/store/exact_recall.py", "--quick",
         *("--dir", str(tmp_path), "--json", str(report)),
         timeout=180,
     )  # fmt: skip
@@ -272,12 +274,12 @@ def test_crash_loop_quick_kills_every_phase_and_the_store_heals(
     """20 SIGKILLs inside indexed puts, batches, rewinds, reindex and catch-up:
     the store always opens, its log is whole, its index never silently stale
     (the loop exits 1 on any failed check, which fails `run_benchmark`)."""
-    from benchmarks._crash_child import PHASES
-    from benchmarks.crash_loop import CHECKS
+    from benchmarks.durability._crash_child import PHASES
+    from benchmarks.durability.crash_loop import CHECKS
 
     report = tmp_path / "crash.json"
     table = run_benchmark(
-        "benchmarks/crash_loop.py", "--quick",
+        "benchmarks/durability/crash_loop.py", "--quick",
         *("--dir", str(tmp_path), "--json", str(report)),
         timeout=300,
     )  # fmt: skip
@@ -298,7 +300,7 @@ def test_compaction_quick_keeps_what_it_must_and_shrinks_the_file(
 ) -> None:
     report = tmp_path / "compaction.json"
     table = run_benchmark(
-        "benchmarks/compaction.py", "--quick",
+        "benchmarks/forgetting/compaction.py", "--quick",
         *("--dir", str(tmp_path), "--json", str(report)),
         timeout=300,
     )  # fmt: skip
@@ -313,8 +315,8 @@ def test_no_store_always_times_its_op_after_the_same_neighbour() -> None:
     # An op runs faster right after one of the same code, so a store that
     # always followed one neighbour would be measured with that neighbour's
     # warm or cold caches: the turns are shuffled every round.
-    from benchmarks.store_ops import QUICK, run_phase
-    from benchmarks.subjects import Subject
+    from benchmarks.harness.subjects import Subject
+    from benchmarks.store.store_ops import QUICK, run_phase
 
     names = ["a", "b", "c", "d", "e"]
     subjects = [
@@ -340,8 +342,8 @@ def test_run_phase_quiesces_a_store_after_each_of_its_ops_untimed() -> None:
     # inside it, and neither in its own time nor in its time budget.
     from langgraph.store.memory import InMemoryStore
 
-    from benchmarks.store_ops import QUICK, run_phase
-    from benchmarks.subjects import Subject
+    from benchmarks.harness.subjects import Subject
+    from benchmarks.store.store_ops import QUICK, run_phase
 
     pause_ns = 50_000_000
     ran: list[str] = []
@@ -372,11 +374,11 @@ def test_run_phase_quiesces_a_store_after_each_of_its_ops_untimed() -> None:
 def test_shared_index_quick_reports_every_kind_of_violation(tmp_path: Path) -> None:
     """The report and its JSON; the round itself at the test's size is
     `tests/test_chroma_server.py`'s."""
-    from benchmarks._shared_index_worker import KINDS
+    from benchmarks.concurrency._shared_index_worker import KINDS
 
     report = tmp_path / "shared_index.json"
     table = run_benchmark(
-        "benchmarks/shared_index.py", "--quick",
+        "benchmarks/concurrency/shared_index.py", "--quick",
         *("--workers", "2", "--steps", "4", "--reindex", "2", "--resets"),
         *("--json", str(report)),
         timeout=120,

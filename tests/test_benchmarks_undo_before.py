@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.undo_workload import REQUESTS
+from benchmarks.undo.undo_workload import REQUESTS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,7 +19,7 @@ def test_two_trees_are_timed_side_by_side_and_checked_alike(tmp_path: Path) -> N
     done = subprocess.run(
         [
             sys.executable,
-            "benchmarks/undo_latency.py",
+            "benchmarks/undo/undo_latency.py",
             *("--sizes", "40", "--rounds", "1", "--before", str(ROOT)),
             *("--dir", str(tmp_path)),
         ],

@@ -25,7 +25,7 @@ from chromadb.config import Settings
 from langgraph.store.base import IndexConfig, PutOp
 from psycopg_pool import ConnectionPool
 
-from benchmarks.shared_index import run_round
+from benchmarks.concurrency.shared_index import run_round
 from langgraph_chronomem import ChronoStore, ConfigError, StorageError
 from langgraph_chronomem.engine import CommitMeta, Write
 from langgraph_chronomem.search import chroma as search_chroma
@@ -456,7 +456,7 @@ def test_an_index_never_made_shows_as_behind(
 # -- several processes --------------------------------------------------------------
 
 # The benchmark's round at a small size, one reindex midway; the full run is
-# python benchmarks/shared_index.py (--reindex K --resets)
+# python benchmarks/concurrency/shared_index.py (--reindex K --resets)
 WORKERS, STEPS, REINDEX_EVERY = 3, 12, 6
 
 

@@ -570,7 +570,7 @@ def test_a_copy_read_while_a_lagging_catch_up_drops_stale_vectors_gets_the_reset
     at HEAD (`get`) never loses the row's vector; one just before its delete
     (`delete`) loses it for a moment, and the copy read then must be read
     anew: a copy never reads a row below the last it kept again, so the item
-    was missing from it for good (benchmarks/shared_index.py, worker 0)."""
+    was missing from it for good (benchmarks/concurrency/shared_index.py, worker 0)."""
     alice = ("memories", "alice")
     armed = threading.Event()
     found: list[list[str]] = []

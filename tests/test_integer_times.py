@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.commit_bytes import measure
+from benchmarks.store.commit_bytes import measure
 from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write, migrations
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.sqlite import MIGRATIONS, SqliteDialect
@@ -100,7 +100,7 @@ def test_a_store_written_with_text_times_reads_the_same_after(tmp_path: Path) ->
 
 
 def test_a_commit_of_a_small_item_takes_a_fifth_fewer_bytes() -> None:
-    """`benchmarks/commit_bytes.py --quick` (1k items, 2k commits): 430
+    """`benchmarks/store/commit_bytes.py --quick` (1k items, 2k commits): 430
     bytes a commit of the log with text times, 344 with microseconds."""
     with tempfile.TemporaryDirectory() as tmp:
         figures = measure(1_000, Path(tmp))

@@ -1,7 +1,7 @@
 """What a PostgreSQL server brings besides a database: many writer processes,
 batches that lock several scopes, and a server restarted under load.
 
-Real processes (`benchmarks/multi_writer.py`'s writers, spawned), a real
+Real processes (`benchmarks/concurrency/multi_writer.py`'s writers, spawned), a real
 server (`testsupport/pg.py`; the restart test starts its own, so restarting it
 disturbs no other test), real psycopg pools. A connection killed
 mid-transaction is `tests/test_postgres.py`'s.
@@ -18,14 +18,15 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from langgraph.store.base import PutOp
 
-from benchmarks.multi_writer import run_round, scope_of
-from benchmarks.stores import CHRONO_PG
+from benchmarks.concurrency.multi_writer import run_round, scope_of
+from benchmarks.harness.stores import CHRONO_PG
 from langgraph_chronomem import ChronoStore, StorageError
 from testsupport.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
 
 # issue 11 asks for 8 x 500; CI runs fewer (8 spawned processes take 30 s on
 # 2 cores), the benchmark the full size:
-# python benchmarks/multi_writer.py --postgres --writers 8 --puts 500 --scopes 8
+# python benchmarks/concurrency/multi_writer.py --postgres --writers 8 --puts 500 \
+#     --scopes 8
 WRITERS, PUTS = 4, 50
 
 

@@ -2,7 +2,7 @@
 
 A real private server (testsupport/pg.py). Round trips are counted by the
 benchmarks' `CountingConnection` (each wait for the server's answer), as
-`benchmarks/store_ops.py --postgres` reports them; rows read by the plan the
+`benchmarks/store/store_ops.py --postgres` reports them; rows read by the plan the
 server chooses for the store's own statement.
 """
 
@@ -20,7 +20,7 @@ from langgraph.checkpoint.base import empty_checkpoint
 from langgraph.store.base import PutOp
 from psycopg_pool import ConnectionPool
 
-from benchmarks.stores import CountingConnection, Traffic
+from benchmarks.harness.stores import CountingConnection, Traffic
 from langgraph_chronomem import ChronoCheckpointer, ChronoStore
 from testsupport.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from langgraph.store.base import PutOp
 
-from benchmarks import multi_writer
+from benchmarks.concurrency import multi_writer
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.checkpoint.sql import MIGRATIONS as CHECKPOINT_MIGRATIONS
 from langgraph_chronomem.engine import CommitMeta, SqliteEngine, Write, migrations

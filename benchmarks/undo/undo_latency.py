@@ -1,18 +1,18 @@
 """Natural-language undo latency: `ChronoStore.resolve` at 1k and 10k commits, by stage.
 
 Builds one store per size from a synthetic year of memory writes
-(`benchmarks/undo_workload.py`: the target user's scope holds N commits, three
+(`benchmarks/undo/undo_workload.py`: the target user's scope holds N commits, three
 other users' scopes N/4 each), pays and reports the one-off costs (model loads,
 the first full-text and Chroma catch-up of every change, the first resolve),
 then times `store.resolve(scope, request)` for a fixed set of requests, many
 times, end to end and stage by stage. Target: p50 under 150 ms at 10k commits.
 
-    python benchmarks/undo_latency.py --quick       # 1k commits, 2 rounds (~1 min)
-    python benchmarks/undo_latency.py               # 1k and 10k commits (~6 min)
-    python benchmarks/undo_latency.py --out benchmarks/results/undo.md \\
+    python benchmarks/undo/undo_latency.py --quick       # 1k commits, 2 rounds (~1 min)
+    python benchmarks/undo/undo_latency.py               # 1k and 10k commits (~6 min)
+    python benchmarks/undo/undo_latency.py --out benchmarks/results/undo.md \\
         --json benchmarks/results/undo.json --profile benchmarks/results/undo.prof.txt
     git worktree add /tmp/before <commit>
-    python benchmarks/undo_latency.py --sizes 10000 --before /tmp/before
+    python benchmarks/undo/undo_latency.py --sizes 10000 --before /tmp/before
 
 With `--before DIR` (a `git worktree` of an older commit) it instead compares the
 two trees on one store: the older tree builds and indexes it (a newer one can
@@ -26,7 +26,7 @@ Method: each store is written with `synchronous=NORMAL` (building is not what is
 measured), closed, and reopened as it comes (`synchronous=FULL`). Every request is
 resolved once untimed (the warm-up) before timing. Each round then runs, for every
 size in turn, every request twice: once plain (the end-to-end numbers) and once
-with the stage shims of `benchmarks/undo_stages.py` installed (the stage numbers);
+with the stage shims of `benchmarks/undo/undo_stages.py` installed (the stage numbers);
 the start of the request list rotates each round. Times are `perf_counter_ns`
 around `store.resolve`.
 
@@ -59,11 +59,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as a script, maybe for another tree (`--before`)
-    here = str(Path(__file__).resolve().parent.parent)
-    sys.path.insert(0, os.environ.get("UNDO_LATENCY_TREE", here))
+if __package__ in (None, ""):  # run as a script
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.report import (
+from benchmarks.harness.report import (
     PACKAGES,
     Stats,
     add_output_arguments,
@@ -76,15 +75,16 @@ from benchmarks.report import (
     size_label,
     write_report,
 )
-from benchmarks.undo_stages import CALLER, WORKER, StageClock, install
-from benchmarks.undo_workload import REQUESTS, TARGET, build_history, scope_of
+from benchmarks.harness.trees import run_in_tree
+from benchmarks.undo.undo_stages import CALLER, WORKER, StageClock, install
+from benchmarks.undo.undo_workload import REQUESTS, TARGET, build_history, scope_of
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.search.intent import parse
 from langgraph_chronomem.search.resolve import Resolution, Resolver, ResolverConfig
 
 __all__ = ["FULL", "QUICK", "Settings", "main"]
 
-ROOT = Path(__file__).resolve().parent.parent  # this tree
+ROOT = Path(__file__).resolve().parents[2]  # this tree
 
 TARGET_MS = 150.0  # the project's target: resolve p50 at 10k commits
 TARGET_SIZE = 10_000
@@ -351,7 +351,7 @@ def render(
         f"Each store holds N commits in the scope {scope_of(TARGET)!r} "
         "(`scope_depth=2`) and N/4 in each of three other users' scopes, written "
         "through the public API over one simulated year "
-        "(`benchmarks/undo_workload.py`). "
+        "(`benchmarks/undo/undo_workload.py`). "
         f"{len(REQUESTS)} requests ({len(search)} with a topic, which run the whole "
         f"pipeline; {len(shortcut)} without one or redo), each resolved "
         f"{settings.rounds} times plain after one untimed warm-up.",
@@ -387,9 +387,10 @@ def render(
         "### Stages (search requests)",
         "",
         "ms per resolve, p50 / p95 / mean, from the shimmed runs "
-        "(`benchmarks/undo_stages.py`: the package's own functions wrapped with timers "
-        "at run time). Exclusive times: the caller's stages add up to the call. The "
-        "dense worker runs while BM25 does; only `dense wait` is on the critical path.",
+        "(`benchmarks/undo/undo_stages.py`: the package's own functions wrapped with "
+        "timers at run time). Exclusive times: the caller's stages add up to the call. "
+        "The dense worker runs while BM25 does; only `dense wait` is on the critical "
+        "path.",
         "",
     ]
     rows = []
@@ -574,59 +575,10 @@ def to_json(
 # -- two trees side by side (`--before`) ------------------------------------------
 
 
-def child_build(directory: str, size: int, seed: int) -> dict[str, Any]:
-    """In a tree's process: write the history, index and embed every change."""
-    with ChronoStore.from_path(directory, scope_depth=2, synchronous="NORMAL") as store:
-        heads = build_history(store, size, seed=seed)
-    with ChronoStore.from_path(directory) as store:
-        with store._engine.transaction(write=True) as tx:
-            tx.index_changes()
-        store._search.vectors().catch_up(items=False)
-    return {"heads": heads}
-
-
-def _outcome(resolution: Resolution) -> list[Any]:
-    """What a resolve decided and would preview: compared between the trees."""
-    return [
-        resolution.decided,
-        [
-            [
-                c.id,
-                c.action,
-                c.target,
-                c.changed,
-                [[*d.namespace, d.key] for d in c.diff],
-            ]
-            for c in resolution.candidates
-        ],
-    ]
-
-
-def child_time(directory: str, rounds: int, start: int) -> dict[str, Any]:
-    """In a tree's process: warm every request up once, then time it `rounds`
-    times (the list rotated to begin at `start`)."""
-    scope = scope_of(TARGET)
-    with ChronoStore.from_path(directory) as store:
-        outcomes = [_outcome(store.resolve(scope, r.text)) for r in REQUESTS]
-        taken: dict[int, list[float]] = {}
-        cpu: dict[int, list[float]] = {}
-        for round_ in range(rounds):
-            count = len(REQUESTS)
-            for i in [(start + round_ + j) % count for j in range(count)]:
-                cpu_began, began = time.process_time_ns(), time.perf_counter_ns()
-                store.resolve(scope, REQUESTS[i].text)
-                ended, cpu_ended = time.perf_counter_ns(), time.process_time_ns()
-                taken.setdefault(i, []).append((ended - began) / 1e6)
-                cpu.setdefault(i, []).append((cpu_ended - cpu_began) / 1e6)
-    return {"ms": taken, "cpu_ms": cpu, "outcomes": outcomes}
-
-
 def _child(tree: Path, *args: str) -> dict[str, Any]:
-    # Imported here, in the parent only: a child imports `benchmarks` from
-    # the older tree, whose report module may not have it.
-    from benchmarks.report import run_in_tree
-
-    return run_in_tree(Path(__file__).resolve(), "UNDO_LATENCY_TREE", tree, *args)
+    return run_in_tree(
+        Path(__file__).resolve().parent / "_latency_child.py", tree, *args
+    )
 
 
 def _p(samples: Sequence[float], q: float) -> float:
@@ -810,11 +762,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1 and sys.argv[1] == "_build":
-        where, size, seed = sys.argv[2:]
-        print(json.dumps(child_build(where, int(size), int(seed))))
-    elif len(sys.argv) > 1 and sys.argv[1] == "_time":
-        where, rounds, start = sys.argv[2:]
-        print(json.dumps(child_time(where, int(rounds), int(start))))
-    else:
-        sys.exit(main())
+    sys.exit(main())

@@ -3,14 +3,14 @@
 One run measures, at each memory size, ChronoStore against LangGraph's
 `SqliteStore` (configured like-for-like: WAL and the same `synchronous`; and with
 its out-of-the-box defaults), LangGraph's `InMemoryStore`, and a naive store that
-writes a whole snapshot per write (`benchmarks/naive_snapshot.py`). It then
+writes a whole snapshot per write (`benchmarks/harness/naive_snapshot.py`). It then
 checks the project's performance targets and prints PASS or FAIL for each.
 
-    python benchmarks/store_ops.py                  # 1k, 10k, 100k items (~3 min)
-    python benchmarks/store_ops.py --quick          # smoke test (~10 s)
-    python benchmarks/store_ops.py --out benchmarks/results/ops.md --json ops.json
-    python benchmarks/store_ops.py --postgres --sizes 1000 --ops 300   # on PostgreSQL
-    python benchmarks/store_ops.py --postgres --fsync --quick   # durable server
+    python benchmarks/store/store_ops.py                  # 1k, 10k, 100k items (~3 min)
+    python benchmarks/store/store_ops.py --quick          # smoke test (~10 s)
+    python benchmarks/store/store_ops.py --out benchmarks/results/ops.md --json ops.json
+    python benchmarks/store/store_ops.py --postgres --sizes 1000 --ops 300  # PostgreSQL
+    python benchmarks/store/store_ops.py --postgres --fsync --quick   # durable server
 
 With `--postgres [DSN]` the stores are ChronoStore on PostgreSQL and LangGraph's
 `PostgresStore`, each in its own database on one server (the DSN's, or a
@@ -48,12 +48,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as `python benchmarks/store_ops.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/store/store_ops.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langgraph.store.base import PutOp
 
-from benchmarks.report import (
+from benchmarks.harness.report import (
     Stats,
     Target,
     add_output_arguments,
@@ -65,7 +65,7 @@ from benchmarks.report import (
     size_label,
     write_report,
 )
-from benchmarks.stores import (
+from benchmarks.harness.stores import (
     CHRONO_PG,
     PG_STORE,
     Stores,
@@ -73,7 +73,7 @@ from benchmarks.stores import (
     open_postgres_pair,
     pair_databases,
 )
-from benchmarks.subjects import (
+from benchmarks.harness.subjects import (
     CHRONO,
     SCOPE,
     SQLITE_WAL,
@@ -394,7 +394,7 @@ def postgres_opener(
         yield opener, meters, stores
 
 
-# Where `benchmarks/subjects.py` puts the two stores the file sizes compare.
+# Where `benchmarks/harness/subjects.py` puts the two stores the file sizes compare.
 STORE_FILES = {CHRONO: "chrono", SQLITE_WAL: "sqlite-wal.sqlite3*"}
 
 DiskUsage = dict[int, dict[str, int]]

@@ -1,14 +1,14 @@
 """Crash loop: kill -9 inside indexed writes, rewinds, reindex and catch-up, then
 check that the store opens, its log is whole and its index neither empty nor stale.
 
-    python benchmarks/crash_loop.py                 # 200 kills (~10 min on 2 cores)
-    python benchmarks/crash_loop.py --quick         # 20 kills (~1 min)
-    python benchmarks/crash_loop.py --out benchmarks/results/crash_loop.md \\
+    python benchmarks/durability/crash_loop.py  # 200 kills (~10 min on 2 cores)
+    python benchmarks/durability/crash_loop.py --quick         # 20 kills (~1 min)
+    python benchmarks/durability/crash_loop.py --out benchmarks/results/crash_loop.md \\
         --json benchmarks/results/crash_loop.json
 
-Method: a child process (`benchmarks/_crash_child.py`, forked from a server that
-has already imported the package, so a child starts in milliseconds) opens the
-store with an index (a deterministic bag-of-words `embed`, `fields=["text"]`)
+Method: a child process (`benchmarks/durability/_crash_child.py`, forked from a
+server that has already imported the package, so a child starts in milliseconds)
+opens the store with an index (a deterministic bag-of-words `embed`, `fields=["text"]`)
 and does one phase of work: indexed puts, indexed batches, rollbacks / reverts /
 deletes, `reindex()`, or a catch-up (a backlog written without the index, then
 the indexed open and the first undo request). Once the child says the work has
@@ -70,11 +70,11 @@ if TYPE_CHECKING:
 
     from langgraph_chronomem import ChronoStore, Commit
 
-if __package__ in (None, ""):  # run as `python benchmarks/crash_loop.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/durability/crash_loop.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks import _crash_child as child
-from benchmarks.report import (
+from benchmarks.durability import _crash_child as child
+from benchmarks.harness.report import (
     header,
     load_average,
     machine_info,
@@ -393,7 +393,7 @@ class _Children:
     def __init__(self) -> None:
         self.context = multiprocessing.get_context("forkserver")
         self.context.set_forkserver_preload(
-            ["benchmarks._crash_child", "langgraph_chronomem", "chromadb"]
+            ["benchmarks.durability._crash_child", "langgraph_chronomem", "chromadb"]
         )
 
     def start(

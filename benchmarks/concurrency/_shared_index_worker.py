@@ -1,5 +1,5 @@
-"""A worker process of `benchmarks/shared_index.py`, and the checks it shares
-with the parent: one store of its own on the shared PostgreSQL log and Chroma
+"""A worker process of `benchmarks/concurrency/shared_index.py`, and the checks it
+shares with the parent: one store of its own on the shared PostgreSQL log and Chroma
 server.
 
 `shared_index.run_round` spawns `work` and drives it through a pipe:

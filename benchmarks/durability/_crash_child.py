@@ -1,4 +1,5 @@
-"""The workload of `benchmarks/crash_loop.py`, and the child process it kills.
+"""The workload of `benchmarks/durability/crash_loop.py`, and the child process it
+kills.
 
 A child opens the store, says `go` through its pipe, does one phase of work and
 says `done` (if it lives that long). The parent kills it with SIGKILL at a random

@@ -21,10 +21,10 @@ behind after waiting, an error the package let through raw, HEAD not what was
 written. It exits 1 on any violation. The choices are seeded (`--seed`); how
 the processes interleave is not.
 
-    python benchmarks/shared_index.py --quick     # 1 round, 3 workers x 12 steps
-    python benchmarks/shared_index.py             # 3 rounds, 4 workers x 30 steps
-    python benchmarks/shared_index.py --reindex 10 --resets --seed 7
-    python benchmarks/shared_index.py --dsn "host=db user=me" \\
+    python benchmarks/concurrency/shared_index.py --quick  # 1 round, 3 x 12 steps
+    python benchmarks/concurrency/shared_index.py  # 3 rounds, 4 workers x 30 steps
+    python benchmarks/concurrency/shared_index.py --reindex 10 --resets --seed 7
+    python benchmarks/concurrency/shared_index.py --dsn "host=db user=me" \\
         --chroma-url http://127.0.0.1:8000        # servers of your own
 """
 
@@ -45,11 +45,11 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as `python benchmarks/shared_index.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/concurrency/shared_index.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 
-from benchmarks._shared_index_worker import (
+from benchmarks.concurrency._shared_index_worker import (
     BEHIND,
     KINDS,
     LOST_WRITE,
@@ -64,7 +64,7 @@ from benchmarks._shared_index_worker import (
     open_store,
     work,
 )
-from benchmarks.report import (
+from benchmarks.harness.report import (
     PACKAGES,
     add_output_arguments,
     header,
@@ -74,7 +74,7 @@ from benchmarks.report import (
     progress,
     write_report,
 )
-from benchmarks.stores import Stores
+from benchmarks.harness.stores import Stores
 from langgraph_chronomem import ChronoStore
 from testsupport.chroma_server import ChromaServer
 

@@ -1,24 +1,23 @@
 """Natural-language undo on memory laid out as LangMem writes it, asked as people ask.
 
-The data set (`benchmarks/agent_memory/`, written for this project): seventeen users'
-memory histories in LangMem's layout (UUID keys, `{"content": ...}`, memory-manager
-batches, updates over months, deletions, memories the assistant got wrong, two
-poisoned memories per user except maya and tomas, one for teodora, lwazi, jaesung
-and solveig), and
-requests written by people who saw only a plain account of each life, never the
-memory text. Each user file names
-its split: amara, hana, maya, tomas and walt are the tuning split; grace, kenji,
-oskar and priya the test split: tune nothing on them; ines and dev, written after
-the resolver was settled, the check split: run once, for the figures; bruno and
-ruth, written later still (one of them in another memory style: "Bruno teaches
-bass ..." instead of "User ..."), the fresh split, likewise; teodora and lwazi, the
-fresh2 split, written on 2026-12-01 by two helpers (one wrote the histories, the other
-the requests from the accounts alone) and run once on code `ad28f80` before anything
-changed for them; jaesung and solveig, the fresh3 split, written the same way on
-2026-12-02 in two more memory styles (first person: "I drive ...", "[health] I take
-..."; terse attribute lines: "Meds: Concerta 36 mg, 07:00") and run once before
-anything changed for them. `--battery a|b|c|d` reads a blind battery instead (issue 31:
-small and large memories, profile records, near misses; `agent_memory/data.py`).
+The data set (`benchmarks/undo/agent_memory/`, written for this project): seventeen
+users' memory histories in LangMem's layout (UUID keys, `{"content": ...}`,
+memory-manager batches, updates over months, deletions, memories the assistant got
+wrong, two poisoned memories per user except maya and tomas, one for teodora, lwazi,
+jaesung and solveig), and requests written by people who saw only a plain account of
+each life, never the memory text. Each user file names its split: amara, hana, maya,
+tomas and walt are the tuning split; grace, kenji, oskar and priya the test split:
+tune nothing on them; ines and dev, written after the resolver was settled, the
+check split: run once, for the figures; bruno and ruth, written later still (one of
+them in another memory style: "Bruno teaches bass ..." instead of "User ..."), the
+fresh split, likewise; teodora and lwazi, the fresh2 split, written on 2026-12-01 by
+two helpers (one wrote the histories, the other the requests from the accounts
+alone) and run once on code `ad28f80` before anything changed for them; jaesung and
+solveig, the fresh3 split, written the same way on 2026-12-02 in two more memory
+styles (first person: "I drive ...", "[health] I take ..."; terse attribute lines:
+"Meds: Concerta 36 mg, 07:00") and run once before anything changed for them.
+`--battery a|b|c|d` reads a blind battery instead (issue 31: small and large
+memories, profile records, near misses; `agent_memory/data.py`).
 
 Every request is resolved with `store.resolve` (nothing applied) by each system,
 side by side on the same store:
@@ -35,12 +34,13 @@ side by side on the same store:
   and wrong actions;
 - none: requests that must change nothing, and how many the resolver would act on.
 
-    python benchmarks/undo_agent_memory.py                  # both splits
-    python benchmarks/undo_agent_memory.py --split tuning --systems default \\
+    python benchmarks/undo/undo_agent_memory.py                  # both splits
+    python benchmarks/undo/undo_agent_memory.py --split tuning --systems default \\
         --resolver act_similarity=0.4                        # a tuning run
-    python benchmarks/undo_agent_memory.py --requests restated   # the agent path
-    python benchmarks/undo_agent_memory.py --postgres            # on PostgreSQL
-    python benchmarks/undo_agent_memory.py --out benchmarks/results/agent_memory.md \\
+    python benchmarks/undo/undo_agent_memory.py --requests restated   # the agent path
+    python benchmarks/undo/undo_agent_memory.py --postgres            # on PostgreSQL
+    python benchmarks/undo/undo_agent_memory.py \\
+        --out benchmarks/results/agent_memory.md \\
         --json benchmarks/results/agent_memory.json
 """
 
@@ -59,10 +59,19 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as `python benchmarks/undo_agent_memory.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/undo/undo_agent_memory.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.agent_memory.data import (
+from benchmarks.harness.report import (
+    PACKAGES,
+    header,
+    machine_info,
+    markdown_table,
+    reranker_description,
+    write_report,
+)
+from benchmarks.harness.stores import Stores
+from benchmarks.undo.agent_memory.data import (
     BATTERIES,
     DATA,
     LAYOUTS,
@@ -73,15 +82,6 @@ from benchmarks.agent_memory.data import (
     load_requests,
     load_users,
 )
-from benchmarks.report import (
-    PACKAGES,
-    header,
-    machine_info,
-    markdown_table,
-    reranker_description,
-    write_report,
-)
-from benchmarks.stores import Stores
 from langgraph_chronomem import models
 from langgraph_chronomem.search.intent import content_words, parse
 from langgraph_chronomem.search.resolve import ResolverConfig
@@ -490,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             users, requests, systems, overrides, Path(tmp), stores, args.layout
         )
     command = shlex.join(
-        ["python", "benchmarks/undo_agent_memory.py", *(argv or sys.argv[1:])]
+        ["python", "benchmarks/undo/undo_agent_memory.py", *(argv or sys.argv[1:])]
     )
     markdown, summary = render(records, systems, command, machine, overrides)
     print(markdown)

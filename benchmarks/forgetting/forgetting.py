@@ -19,8 +19,8 @@ one process):
   after it, no file of the store holds the secret's bytes;
 - `compact(keep_last=2)` of the user's scope, vacuum on (the default).
 
-    python benchmarks/forgetting.py --before /tmp/before      # 1k, 10k, 100k
-    python benchmarks/forgetting.py --quick                    # 200 commits
+    python benchmarks/forgetting/forgetting.py --before /tmp/before      # 1k, 10k, 100k
+    python benchmarks/forgetting/forgetting.py --quick                    # 200 commits
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(ROOT))
 
@@ -165,7 +165,7 @@ def run(
     after: Path = ROOT,
     one_process: bool = False,
 ) -> list[dict[str, Any]]:
-    from benchmarks.report import progress
+    from benchmarks.harness.report import progress
 
     results = []
     scratch = Path(tempfile.mkdtemp(prefix="forgetting-"))
@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.quick_in:
         print(json.dumps(quick(int(args.quick_in[0]), Path(args.quick_in[1]))))
         return 0
-    from benchmarks.report import header, machine_info, write_report
+    from benchmarks.harness.report import header, machine_info, write_report
 
     if args.quick:
         args.sizes, args.repeats, args.before = [200], 1, None
@@ -264,7 +264,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.after,
         one_process=args.quick,
     )
-    command = "python benchmarks/forgetting.py" + (
+    command = "python benchmarks/forgetting/forgetting.py" + (
         " --quick" if args.quick else f" --sizes {' '.join(map(str, args.sizes))}"
     )
     if args.before:

@@ -21,8 +21,8 @@ undo search: over the scope's change vectors), from the same embeddings.
    brute force over the scope's change vectors, on the stores of sets 2-4;
    and `store.resolve` with only the dense stage must pick set 2's targets.
 
-    python benchmarks/exact_recall.py --quick     # smoke test (a few seconds)
-    python benchmarks/exact_recall.py --out benchmarks/results/exact_recall.md \\
+    python benchmarks/store/exact_recall.py --quick     # smoke test (a few seconds)
+    python benchmarks/store/exact_recall.py --out benchmarks/results/exact_recall.md \\
         --json benchmarks/results/exact_recall.json   # full run (a few minutes)
 
 Ties: a hit counts when its brute-force score is within `TIE` of the 10th
@@ -49,8 +49,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as `python benchmarks/exact_recall.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/store/exact_recall.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -58,8 +58,7 @@ from langgraph.store.base import BaseStore, IndexConfig, PutOp
 from langgraph.store.memory import InMemoryStore
 
 import langgraph_chronomem
-from benchmarks.indexed_writes import QUERIES, fact
-from benchmarks.report import (
+from benchmarks.harness.report import (
     PACKAGES,
     add_output_arguments,
     header,
@@ -69,6 +68,7 @@ from benchmarks.report import (
     progress,
     write_report,
 )
+from benchmarks.store.indexed_writes import QUERIES, fact
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.rows import scope_key
 from langgraph_chronomem.models import default_embeddings

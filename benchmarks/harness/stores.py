@@ -31,7 +31,7 @@ from psycopg.conninfo import make_conninfo
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
-from benchmarks.subjects import SCOPE, Subject
+from benchmarks.harness.subjects import SCOPE, Subject
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.search.resolve import ResolverConfig
 from testsupport.pg import PostgresServer

@@ -16,9 +16,10 @@ Three parts, all with one embeddings object (all-MiniLM-L6-v2, offline):
    (`resolve` + `apply(dry_run=True)`, which is what `undo(..., dry_run=True)`
    runs) and a second one, timed; 3 fresh stores per size, p50 reported.
 
-    python benchmarks/indexed_writes.py --quick     # smoke test (~40 s)
-    python benchmarks/indexed_writes.py             # 1k and 10k
-    python benchmarks/indexed_writes.py --out benchmarks/results/indexed_writes.md \\
+    python benchmarks/store/indexed_writes.py --quick     # smoke test (~40 s)
+    python benchmarks/store/indexed_writes.py             # 1k and 10k
+    python benchmarks/store/indexed_writes.py \\
+        --out benchmarks/results/indexed_writes.md \\
         --json benchmarks/results/indexed_writes.json
 
 Method: every store lives in its own directory under one temporary directory on
@@ -61,16 +62,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-if __package__ in (None, ""):  # run as `python benchmarks/indexed_writes.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/store/indexed_writes.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import IndexConfig, PutOp
 from langgraph.store.sqlite import SqliteStore
 
-import benchmarks.store_ops as store_ops
+import benchmarks.store.store_ops as store_ops
 import langgraph_chronomem
-from benchmarks.report import (
+from benchmarks.harness.report import (
     PACKAGES,
     Stats,
     Target,
@@ -84,7 +85,7 @@ from benchmarks.report import (
     size_label,
     write_report,
 )
-from benchmarks.subjects import CHRONO, Subject
+from benchmarks.harness.subjects import CHRONO, Subject
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.models import default_embeddings
 from langgraph_chronomem.search.resolve import ResolverConfig

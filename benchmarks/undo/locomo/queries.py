@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from benchmarks.locomo.data import Anchor, Conversation
+from benchmarks.undo.locomo.data import Anchor, Conversation
 from langgraph_chronomem.search.intent import content_words, parse
 
 __all__ = ["TEMPLATES", "Query", "build_queries", "overlap", "question_clause"]

@@ -7,9 +7,9 @@ table splits ChronoStore's bytes by table and index. Measured before any undo
 and again after the change index an undo search makes (`index_changes`),
 which is counted apart. Bytes do not depend on the machine's load.
 
-    python benchmarks/commit_bytes.py               # 10k items, 20k commits
-    python benchmarks/commit_bytes.py --quick       # 1k items (~5 s)
-    python benchmarks/commit_bytes.py --quick --tables  # and where they go
+    python benchmarks/store/commit_bytes.py               # 10k items, 20k commits
+    python benchmarks/store/commit_bytes.py --quick       # 1k items (~5 s)
+    python benchmarks/store/commit_bytes.py --quick --tables  # and where they go
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as `python benchmarks/commit_bytes.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/store/commit_bytes.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langgraph.store.sqlite import SqliteStore
 
-from benchmarks.store_ops import memory
+from benchmarks.store.store_ops import memory
 from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.store import DATABASE_FILE

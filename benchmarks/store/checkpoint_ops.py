@@ -9,12 +9,13 @@ checkpoint named by id, and one a replaying graph run opens) and `list` on
 one PostgreSQL server instead, against LangGraph's `PostgresSaver`, and the
 target adds `put` and `put_writes` (issues 11 and 33: <= 1.2x PostgresSaver's).
 
-    python benchmarks/checkpoint_ops.py --quick     # smoke test (~10 s)
-    python benchmarks/checkpoint_ops.py             # 20 threads x 100 checkpoints
-    python benchmarks/checkpoint_ops.py --quick --postgres   # a private server
-    python benchmarks/checkpoint_ops.py --quick --postgres --fsync   # durable
-    python benchmarks/checkpoint_ops.py --postgres "host=db user=bench"
-    python benchmarks/checkpoint_ops.py --out benchmarks/results/checkpoint_ops.md \\
+    python benchmarks/store/checkpoint_ops.py --quick     # smoke test (~10 s)
+    python benchmarks/store/checkpoint_ops.py             # 20 threads x 100 checkpoints
+    python benchmarks/store/checkpoint_ops.py --quick --postgres   # a private server
+    python benchmarks/store/checkpoint_ops.py --quick --postgres --fsync   # durable
+    python benchmarks/store/checkpoint_ops.py --postgres "host=db user=bench"
+    python benchmarks/store/checkpoint_ops.py \\
+        --out benchmarks/results/checkpoint_ops.md \\
         --json benchmarks/results/checkpoint_ops.json
 
 Method: each saver has its own file under one temporary directory on disk
@@ -29,7 +30,7 @@ each round (`store_ops.run_phase`), every one running the same ops from fixed
 seeds.
 
 On PostgreSQL (`--postgres [DSN]`; with no DSN a private server is started for
-the run, `benchmarks/stores.py`) each saver has its own database on the one
+the run, `benchmarks/harness/stores.py`) each saver has its own database on the one
 server: the ChronoCheckpointer as `open_chronomem(url)` opens it (its store's
 pool), `PostgresSaver` as its `from_conn_string` connects (one connection,
 prepared statements), after its `setup()`.
@@ -52,8 +53,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as `python benchmarks/checkpoint_ops.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/store/checkpoint_ops.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langchain_core.runnables import RunnableConfig
 from langgraph._internal._constants import CONFIG_KEY_RUNTIME
@@ -65,8 +66,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.runtime import Runtime
 from psycopg.conninfo import make_conninfo
 
-import benchmarks.store_ops as store_ops
-from benchmarks.report import (
+import benchmarks.store.store_ops as store_ops
+from benchmarks.harness.report import (
     PACKAGES,
     Stats,
     Target,
@@ -78,8 +79,8 @@ from benchmarks.report import (
     progress,
     write_report,
 )
-from benchmarks.stores import Stores
-from benchmarks.subjects import Subject
+from benchmarks.harness.stores import Stores
+from benchmarks.harness.subjects import Subject
 from langgraph_chronomem import ChronoCheckpointer, ChronoStore, open_chronomem
 
 __all__ = ["FULL", "QUICK", "Settings", "main", "run"]

@@ -8,8 +8,8 @@ The ChronoMem paper's post-exposure protocol, on the store's public API:
    time + 30 s per turn)`).
 2. Rollback requests, all against the same final state: "undo X" and "go back
    to when X", where X is a QA item's question (and answer) or a session event
-   (`benchmarks/locomo/queries.py`). Only `store.resolve` runs: nothing is applied.
-3. Scoring (`benchmarks/locomo/metrics.py`): Recall@1, Recall@5, Scope@2, Anchor@1
+   (`benchmarks/undo/locomo/queries.py`). Only `store.resolve` runs: nothing is applied.
+3. Scoring (`benchmarks/undo/locomo/metrics.py`): Recall@1, Recall@5, Scope@2, Anchor@1
    (retrieval alone) and intent accuracy (parser alone), micro averages with a
    bootstrap interval over conversations, against random and always-latest picks.
 
@@ -20,15 +20,15 @@ be had: offline, none), and the weighted RRF reranked by the offline stand-in.
 The data are split by conversation: conv-26 and conv-30 for tuning, the other
 eight for testing; tune nothing on the test split.
 
-    python benchmarks/rollback_locomo.py --quick      # 100 turns of one conversation
-    python benchmarks/rollback_locomo.py              # all ten conversations
-    python benchmarks/rollback_locomo.py --rerank-every 4   # rerank 1 request in 4
-    python benchmarks/rollback_locomo.py --split tuning --systems bm25 rrf \
+    python benchmarks/undo/rollback_locomo.py --quick  # 100 turns of one conversation
+    python benchmarks/undo/rollback_locomo.py              # all ten conversations
+    python benchmarks/undo/rollback_locomo.py --rerank-every 4   # rerank 1 request in 4
+    python benchmarks/undo/rollback_locomo.py --split tuning --systems bm25 rrf \
         --resolver rrf_k=20                           # a tuning run
-    python benchmarks/rollback_locomo.py --out benchmarks/results/locomo.md \
+    python benchmarks/undo/rollback_locomo.py --out benchmarks/results/locomo.md \
         --json benchmarks/results/locomo.json
-    python benchmarks/rollback_locomo.py --from-json benchmarks/results/locomo.json
-    python benchmarks/rollback_locomo.py --postgres --systems bm25   # on PostgreSQL
+    python benchmarks/undo/rollback_locomo.py --from-json benchmarks/results/locomo.json
+    python benchmarks/undo/rollback_locomo.py --postgres --systems bm25  # on PostgreSQL
 
 On 2 cores the systems without a rerank take about 0.02-0.05 s per request
 and the stand-in rerank about 1 s, so a full run of about 4,300 requests is
@@ -62,20 +62,20 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as `python benchmarks/rollback_locomo.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/undo/rollback_locomo.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.locomo.data import TUNING, Conversation, load
-from benchmarks.locomo.queries import Query, build_queries
-from benchmarks.locomo.render import render
-from benchmarks.report import (
+from benchmarks.harness.report import (
     PACKAGES,
     load_average,
     machine_info,
     reranker_description,
     write_report,
 )
-from benchmarks.stores import Stores
+from benchmarks.harness.stores import Stores
+from benchmarks.undo.locomo.data import TUNING, Conversation, load
+from benchmarks.undo.locomo.queries import Query, build_queries
+from benchmarks.undo.locomo.render import render
 from langgraph_chronomem import ChronoStore, models
 from langgraph_chronomem.engine import describe
 from langgraph_chronomem.engine.types import Change
@@ -83,7 +83,7 @@ from langgraph_chronomem.search.resolve import ResolverConfig
 
 __all__ = ["FULL", "QUICK", "SYSTEMS", "Settings", "main", "run"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
 INGEST_FORMAT = 1  # bump when what is written per turn changes
 BENCH_PACKAGES = (*PACKAGES, "chromadb", "FlashRank", "onnxruntime", "tokenizers")
@@ -525,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
         minutes = (time.perf_counter() - started) / 60
         command = shlex.join(
-            ["python", "benchmarks/rollback_locomo.py", *(argv or sys.argv[1:])]
+            ["python", "benchmarks/undo/rollback_locomo.py", *(argv or sys.argv[1:])]
         )
         notes = _notes(settings, minutes, load_average())
     markdown, summary = render(

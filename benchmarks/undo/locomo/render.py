@@ -10,15 +10,15 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from benchmarks.locomo.data import TUNING
-from benchmarks.locomo.metrics import (
+from benchmarks.harness.report import header, markdown_table
+from benchmarks.undo.locomo.data import TUNING
+from benchmarks.undo.locomo.metrics import (
     aggregate,
     latest_baseline,
     random_baseline,
     score,
 )
-from benchmarks.locomo.queries import TEMPLATES
-from benchmarks.report import header, markdown_table
+from benchmarks.undo.locomo.queries import TEMPLATES
 
 __all__ = ["BASELINES", "metric_fn", "render"]
 
@@ -244,7 +244,7 @@ def render(
         systems: Label of each system key that ran, in column order.
         bootstrap: Resamples for the intervals.
         rerank_every: The rerank system resolved every n-th request only.
-        machine: From `benchmarks.report.machine_info`.
+        machine: From `benchmarks.harness.report.machine_info`.
         command: The command line.
         models_used: The exact models and knobs of each system.
         notes: Paragraphs printed before the tables.

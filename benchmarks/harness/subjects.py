@@ -18,7 +18,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite import SqliteStore
 
-from benchmarks.naive_snapshot import NaiveSnapshotStore
+from benchmarks.harness.naive_snapshot import NaiveSnapshotStore
 from langgraph_chronomem import ChronoStore
 
 __all__ = [

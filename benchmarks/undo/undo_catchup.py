@@ -2,7 +2,7 @@
 
 Scenario (issue 33): a writer process opens a store as users open one (no
 `index=`, the default model, SQLite as it comes), writes the synthetic year of
-`benchmarks/undo_workload.py` (the target user's scope holds N commits, three
+`benchmarks/undo/undo_workload.py` (the target user's scope holds N commits, three
 other users' N/4 each) with its background follower running meanwhile, and then
 either exits at once after its last write (`exit`: an import that quits, leaving
 whatever its follower had not embedded; `close` writes what it embedded during
@@ -19,9 +19,9 @@ Each size runs this tree and, with `--before DIR` (a `git worktree` of an older
 commit), that tree, interleaved, each writer and reader in its own process, so
 the two are measured side by side in one run.
 
-    python benchmarks/undo_catchup.py --quick                   # 1k commits
+    python benchmarks/undo/undo_catchup.py --quick                   # 1k commits
     git worktree add /tmp/before <commit>
-    python benchmarks/undo_catchup.py --before /tmp/before      # 1k and 10k
+    python benchmarks/undo/undo_catchup.py --before /tmp/before      # 1k and 10k
 
 Targets: at 10k commits every resolve after the first <= 60 ms p50 and <= 150
 ms p95; the first after 10k writes by another process <= 2 s.
@@ -41,9 +41,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if __package__ in (None, ""):  # run as a script, maybe for another tree
-    sys.path.insert(0, os.environ.get("UNDO_CATCHUP_TREE", str(ROOT)))
+if __package__ in (None, ""):  # run as a script, maybe for another tree's package
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from benchmarks.harness.trees import use_package_of_tree
+
+    use_package_of_tree()
+
+from benchmarks.harness.trees import run_in_tree
+
+ROOT = Path(__file__).resolve().parents[2]
 
 __all__ = ["main"]
 
@@ -67,7 +73,7 @@ def write(directory: str, size: int, seed: int, scenario: str) -> dict[str, Any]
     import dataclasses
 
     import langgraph_chronomem
-    from benchmarks.undo_workload import build_history
+    from benchmarks.undo.undo_workload import build_history
     from langgraph_chronomem import ChronoStore, ResolverConfig
 
     fields = {field.name for field in dataclasses.fields(ResolverConfig)}
@@ -119,7 +125,7 @@ def _behind_after(directory: str) -> int | None:
 
 def read(directory: str, rounds: int) -> dict[str, Any]:
     """The other process: its first undo on the target scope, then the rest."""
-    from benchmarks.undo_workload import REQUESTS, TARGET, scope_of
+    from benchmarks.undo.undo_workload import REQUESTS, TARGET, scope_of
     from langgraph_chronomem import ChronoStore
 
     scope = scope_of(TARGET)
@@ -146,11 +152,7 @@ def read(directory: str, rounds: int) -> dict[str, Any]:
 
 
 def _child(tree: Path, *args: str) -> dict[str, Any]:
-    # Imported here, in the parent only: a child imports `benchmarks` from
-    # the older tree, whose report module may not have it.
-    from benchmarks.report import run_in_tree
-
-    return run_in_tree(Path(__file__).resolve(), "UNDO_CATCHUP_TREE", tree, *args)
+    return run_in_tree(Path(__file__).resolve(), tree, *args)
 
 
 def _machine() -> str:

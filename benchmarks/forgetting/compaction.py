@@ -12,8 +12,8 @@ in any store that was ever asked to undo. Then `compact(keep_last=N)`, and:
   N, the same HEAD as before, every commit in `log`; and that `as_of` a
   compacted version raises `CompactedError` while `as_of(whole_from)` reads.
 
-    python benchmarks/compaction.py                # 1,000 items x 100 versions
-    python benchmarks/compaction.py --quick        # 100 items x 20 versions
+    python benchmarks/forgetting/compaction.py  # 1,000 items x 100 versions
+    python benchmarks/forgetting/compaction.py --quick        # 100 items x 20 versions
 """
 
 from __future__ import annotations
@@ -32,12 +32,17 @@ from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langgraph.store.base import PutOp
 
-from benchmarks.report import add_output_arguments, header, machine_info, progress
-from benchmarks.report import write_report as write
+from benchmarks.harness.report import (
+    add_output_arguments,
+    header,
+    machine_info,
+    progress,
+)
+from benchmarks.harness.report import write_report as write
 from langgraph_chronomem import ChronoStore, CompactedError
 from langgraph_chronomem.store import DATABASE_FILE
 
@@ -179,7 +184,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.items, args.versions = 100, 20
     machine = machine_info(args.dir or Path(tempfile.gettempdir()))
     result = run(args.items, args.versions, args.keep_last, args.per_commit, args.dir)
-    command = "python benchmarks/compaction.py" + (" --quick" if args.quick else "")
+    command = "python benchmarks/forgetting/compaction.py" + (
+        " --quick" if args.quick else ""
+    )
     lines = header("Compaction", command, machine)
     lines += ["| measure | value |", "|---|---:|"]
     lines += [f"| {k} | {v} |" for k, v in result.items() if k != "checks"]

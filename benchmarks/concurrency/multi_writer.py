@@ -19,10 +19,11 @@ With `--postgres [DSN]` the stores are ChronoStore on PostgreSQL
 connection per process, as its `from_conn_string` makes), a fresh database per
 round on the server the DSN names, or on a private one started for the run.
 
-    python benchmarks/multi_writer.py                 # 4 writers x 500 puts, 3 rounds
-    python benchmarks/multi_writer.py --rounds 1 --puts 100   # smoke test
-    python benchmarks/multi_writer.py --out benchmarks/results/multi_writer.md
-    python benchmarks/multi_writer.py --postgres --writers 8 --scopes 8
+    python benchmarks/concurrency/multi_writer.py  # 4 writers x 500 puts, 3 rounds
+    python benchmarks/concurrency/multi_writer.py --rounds 1 --puts 100   # smoke test
+    python benchmarks/concurrency/multi_writer.py \\
+        --out benchmarks/results/multi_writer.md
+    python benchmarks/concurrency/multi_writer.py --postgres --writers 8 --scopes 8
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Barrier
 from pathlib import Path
 
-if __package__ in (None, ""):  # run as `python benchmarks/multi_writer.py`
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as `python benchmarks/concurrency/multi_writer.py`
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import psycopg
 from langgraph.store.base import BaseStore
@@ -50,7 +51,7 @@ from langgraph.store.postgres import PostgresStore
 from langgraph.store.sqlite import SqliteStore
 from psycopg.rows import dict_row
 
-from benchmarks.report import (
+from benchmarks.harness.report import (
     Target,
     header,
     load_average,
@@ -58,8 +59,8 @@ from benchmarks.report import (
     markdown_table,
     write_report,
 )
-from benchmarks.stores import CHRONO_PG, PG_STORE, Stores
-from benchmarks.subjects import CHRONO, SCOPE, SQLITE_WAL
+from benchmarks.harness.stores import CHRONO_PG, PG_STORE, Stores
+from benchmarks.harness.subjects import CHRONO, SCOPE, SQLITE_WAL
 from langgraph_chronomem import ChronoStore
 
 __all__ = ["Round", "main", "run_round", "scope_of"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import platform
@@ -15,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 from langgraph_chronomem import models
 from langgraph_chronomem.search.index import load_reranker
@@ -32,7 +30,6 @@ __all__ = [
     "progress",
     "render_markdown",
     "reranker_description",
-    "run_in_tree",
     "size_label",
     "write_report",
 ]
@@ -300,22 +297,3 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
 def progress(message: str) -> None:
     """A progress line, on stderr: the report itself goes to stdout."""
     print(message, file=sys.stderr, flush=True)
-
-
-def run_in_tree(script: Path, variable: str, tree: Path, *args: str) -> dict[str, Any]:
-    """Run `script` with `args` in a child process that imports the package from
-    `tree` (the script puts `$variable` first on its path), offline, and return
-    the JSON its last line prints: how a benchmark times older code beside this.
-    """
-    env = {**os.environ, variable: str(tree), "CHRONOMEM_OFFLINE": "1"}
-    done = subprocess.run(
-        [sys.executable, str(script), *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{args[0]} failed in {tree}:\n{done.stderr[-3000:]}")
-    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result

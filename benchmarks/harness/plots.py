@@ -1,14 +1,14 @@
 """Plots of the store benchmark: what each operation costs as memory grows.
 
-Reads the JSON that `benchmarks/store_ops.py --json FILE` writes and draws one PNG
+Reads the JSON that `benchmarks/store/store_ops.py --json FILE` writes and draws one PNG
 per operation (put, get, filtered search, rollback): the median latency against the
 number of items in memory, one line per store, on log-log axes, with a band up to
 the 95th percentile. Beside the PNGs it keeps a copy of the JSON (`store_ops.json`)
 and a Markdown note on the run (`store_ops.run.md`: machine, load, commit), which
 docs/benchmark-plots.md includes.
 
-    python benchmarks/store_ops.py --json benchmarks/results/store_ops.json
-    python benchmarks/plots.py benchmarks/results/store_ops.json   # -> docs/img/
+    python benchmarks/store/store_ops.py --json benchmarks/results/store_ops.json
+    python benchmarks/harness/plots.py benchmarks/results/store_ops.json  # -> docs/img/
 
 Needs matplotlib, and only for this script: pip install matplotlib.
 """
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "img"
 
 # phase -> (file name, title); the phases store_ops.py measures.

@@ -1,0 +1,1 @@
+"""Processes killed mid-write: the store reopens whole."""

@@ -1,0 +1,1 @@
+"""What forgetting costs: redact and compact as the store grows."""
