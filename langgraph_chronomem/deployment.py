@@ -25,7 +25,8 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph_chronomem._twins import off_loop
 from langgraph_chronomem.checkpoint.base import ChronoCheckpointer, TimeTravel
 from langgraph_chronomem.namespace import NamespaceTemplate
-from langgraph_chronomem.store.base import ChronoStore, is_conn_string
+from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.store.opening import is_conn_string
 
 __all__ = ["DEFAULT_PATH", "open_chronomem", "shared_chronomem"]
 

@@ -64,7 +64,8 @@ from langgraph_chronomem.engine.copy import (
 )
 from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.errors import ConfigError, DestinationNotEmptyError
-from langgraph_chronomem.store.base import ChronoStore, is_conn_string
+from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.store.opening import is_conn_string
 
 __all__ = [
     "DestinationNotEmptyError",

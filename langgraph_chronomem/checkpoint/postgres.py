@@ -1,4 +1,4 @@
-"""The checkpointer's SQL on PostgreSQL: what differs from SQLite's (`_checkpoint_sql`).
+"""The checkpointer's SQL on PostgreSQL: what differs from SQLite's (`sql.py`).
 
 The tables are LangGraph's `PostgresSaver`'s shapes with one difference: a
 checkpoint is one `BYTEA` blob, as `ChronoCheckpointer` serializes it on

@@ -16,7 +16,7 @@ wrote it.
 
 `ChronoCheckpointer` holds no SQL text: it calls a `CheckpointSQL`'s methods
 with a cursor inside one of the engine's transactions. `CheckpointSQL` is the
-SQLite dialect; `_checkpoint_pg.py` subclasses it for PostgreSQL, replacing
+SQLite dialect; `postgres.py` subclasses it for PostgreSQL, replacing
 statement texts and leaving the reads that take several statements here:
 
     >>> SQLITE.MIGRATIONS is MIGRATIONS

@@ -52,7 +52,8 @@ from langgraph_chronomem.cli.errors import (
 from langgraph_chronomem.deployment import DEFAULT_PATH
 from langgraph_chronomem.engine.tags import is_tag_name
 from langgraph_chronomem.errors import VersionNotFound
-from langgraph_chronomem.store.base import DATABASE_FILE, ChronoStore, is_conn_string
+from langgraph_chronomem.store import ChronoStore
+from langgraph_chronomem.store.opening import DATABASE_FILE, is_conn_string
 
 __all__ = [
     "DEFAULT_PATH",

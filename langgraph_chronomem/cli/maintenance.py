@@ -25,7 +25,7 @@ from langgraph_chronomem.cli._app import (
     timestamp,
 )
 from langgraph_chronomem.cli.errors import EXIT_OK
-from langgraph_chronomem.store.base import DATABASE_FILE, is_conn_string
+from langgraph_chronomem.store.opening import DATABASE_FILE, is_conn_string
 
 __all__ = ["register"]
 

@@ -27,7 +27,7 @@ from langgraph_chronomem.migrate import (
     copy_store,
     verify_copy,
 )
-from langgraph_chronomem.store.base import DATABASE_FILE, is_conn_string
+from langgraph_chronomem.store.opening import DATABASE_FILE, is_conn_string
 
 __all__ = ["register"]
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from langgraph_chronomem import models
 from langgraph_chronomem.cli._app import Commands, Context
 from langgraph_chronomem.cli.errors import EXIT_FAILED, EXIT_OK
+from langgraph_chronomem.models import provisioning
 
 __all__ = ["register"]
 
@@ -67,7 +68,7 @@ def _argv(args: argparse.Namespace) -> list[str]:
 def run_models(ctx: Context) -> int:
     args = ctx.args
     if not ctx.json:
-        return models.main(_argv(args))
+        return provisioning.main(_argv(args))
     directory = str(args.dir) if args.dir is not None else str(models.models_dir())
     if args.models_command == "verify":
         problems = models.verify_models(args.dir)

@@ -60,7 +60,7 @@ TOKENIZER_FILES = (
     "config.json", "special_tokens_map.json", "tokenizer_config.json", "tokenizer.json"
 )  # fmt: skip
 MANIFEST = "chronomem-models.json"
-BUILDER = 2  # bump when `_pair_scorer` changes the graph: older builds get rebuilt
+BUILDER = 2  # bump when `pair_scorer` changes the graph: older builds get rebuilt
 
 
 def cache_root() -> Path:

@@ -1,8 +1,12 @@
 """The store: `ChronoStore`, its async twin and its read-only views.
 
-`base` is the `BaseStore` itself; the version-control methods it mixes in live
-beside it (`versions`, `tags`, `review`, `ttl`), as do op checking (`ops`), undo
-in words (`undo`), the `as_of` view (`view`) and commit labels (`context`).
+`base` is the `BaseStore` itself (its batch path and lifecycle); the methods it
+mixes in live beside it, one module per job: `opening` (from_path,
+from_conn_string, from_pool), `versions` (history and time travel), `forgetting`
+(redact, compact), `undo` (undo in words), `review` (proposals), `tags` and
+`sweepers` (TTL and background compaction), all on `core`. Beside them: op
+checking (`ops`), the `as_of` view (`view`), commit labels (`context`) and the
+async twin (`aio`).
 
     >>> import tempfile
     >>> from langgraph_chronomem.store import ChronoStore
@@ -13,7 +17,8 @@ in words (`undo`), the `as_of` view (`view`) and commit labels (`context`).
 """
 
 from langgraph_chronomem.store.aio import AsyncChronoStore
-from langgraph_chronomem.store.base import DATABASE_FILE, ChronoStore
+from langgraph_chronomem.store.base import ChronoStore
+from langgraph_chronomem.store.opening import DATABASE_FILE
 from langgraph_chronomem.store.view import StoreView
 
 __all__ = ["DATABASE_FILE", "AsyncChronoStore", "ChronoStore", "StoreView"]

@@ -559,3 +559,15 @@ def _list_namespaces(
     if op.max_depth is not None:
         namespaces = list({ns[: op.max_depth] for ns in namespaces})
     return sorted(namespaces)[op.offset : op.offset + op.limit]
+
+
+def label_filters(**given: Any) -> dict[str, str]:
+    """The filters given (not None), each checked to be a non-empty string.
+
+    Raises:
+        InvalidRequestError: For a filter that is not one.
+    """
+    for name, value in given.items():
+        if value is not None and (not isinstance(value, str) or not value):
+            raise InvalidRequestError(f"{name} is a non-empty string, got {value!r}")
+    return {name: value for name, value in given.items() if value is not None}

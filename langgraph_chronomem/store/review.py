@@ -26,14 +26,14 @@ reject are commits too, so the history keeps every decision:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Sequence
+from typing import TypeVar
 
 from langgraph_chronomem._twins import in_thread
-from langgraph_chronomem.engine.base import REVIEW_SOURCE, LogTransaction
-from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.types import Commit, CommitMeta
+from langgraph_chronomem.engine.base import REVIEW_SOURCE
+from langgraph_chronomem.engine.types import Commit
 from langgraph_chronomem.errors import InvalidRequestError
+from langgraph_chronomem.store.core import StoreCore
 from langgraph_chronomem.store.ops import check_scope
 
 __all__ = ["Review"]
@@ -41,25 +41,11 @@ __all__ = ["Review"]
 T = TypeVar("T")
 
 
-class Review:
-    """The methods that quarantine writes and decide on them.
+class Review(StoreCore):
+    """The methods that quarantine writes and decide on them: a mixin for
+    `ChronoStore`."""
 
-    A mixin for `ChronoStore`, next to `VersionControl`, whose `_write` and
-    `_meta` these methods use.
-    """
-
-    _engine: LogEngine
     _hold_returning: bool
-
-    if TYPE_CHECKING:  # what `VersionControl` gives the store
-
-        @property
-        def scope_depth(self) -> int: ...
-
-        def _write(self, change: Callable[[LogTransaction], T]) -> T: ...
-
-        @staticmethod
-        def _meta(author: str | None, reason: str | None) -> CommitMeta: ...
 
     def proposals(self, scope: Sequence[str]) -> list[Commit]:
         """The scope's pending proposals, oldest first, with what each proposes.

@@ -32,17 +32,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from langgraph_chronomem._twins import in_thread
-from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Tag, VersionRef
+from langgraph_chronomem.store.core import StoreCore
 from langgraph_chronomem.store.ops import check_scope
 
 __all__ = ["TagControl"]
 
 
-class TagControl:
+class TagControl(StoreCore):
     """Make, list, remove and read tags: a mixin for `VersionControl`."""
-
-    _engine: LogEngine
 
     def tag(
         self,

@@ -9,9 +9,12 @@ Undoing one change is surgical: only its items move (DESIGN.md).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
+from langgraph_chronomem._twins import in_thread
 from langgraph_chronomem.engine.describe import describe_change
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import (
@@ -22,9 +25,11 @@ from langgraph_chronomem.engine.types import (
     RevertConflict,
 )
 from langgraph_chronomem.errors import InvalidRequestError, VersionError
-from langgraph_chronomem.search.resolve import Candidate, Resolution
+from langgraph_chronomem.search.resolve import Candidate, Mode, Resolution
+from langgraph_chronomem.store.core import StoreCore
+from langgraph_chronomem.store.ops import check_scope, check_text
 
-__all__ = ["UndoMode", "UndoResult", "apply_undo"]
+__all__ = ["UndoInWords", "UndoMode", "UndoResult", "apply_undo"]
 
 UndoMode = Literal["rollback", "revert"]
 """What an undo did: restore items (`revert`) or the whole scope (`rollback`)."""
@@ -205,3 +210,136 @@ def _said(commit: Commit, best: Candidate, resolution: Resolution) -> str:
         f"{what}: {how} as v{commit.version}: {_listing(commit.changes)}. "
         f"To redo, roll back to v{resolution.head}."
     )
+
+
+class UndoInWords(StoreCore):
+    """`resolve`, `undo` and `apply`: undo in words, a mixin for `ChronoStore`."""
+
+    def resolve(
+        self,
+        scope: Sequence[str],
+        request: str,
+        *,
+        k: int = 5,
+        mode: Mode = "auto",
+        now: datetime | None = None,
+    ) -> Resolution:
+        """Which change a natural-language request means; changes nothing.
+
+            >>> import tempfile
+            >>> from langgraph_chronomem import ChronoStore
+            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=2)
+            >>> alice = ("memories", "alice")
+            >>> store.put(alice, "home", {"city": "Boston"})
+            >>> store.put(alice, "home", {"city": "New York City"})
+            >>> best = store.resolve(alice, "forget that I moved to New York").best
+            >>> best.id, best.action, best.summary
+            ('2.1', 'revert', 'updated memories/alice/home: Boston -> New York City')
+            >>> store.close()
+
+        Args:
+            scope: The scope (or any namespace inside it); only its commits count.
+            request: E.g. "undo the update about my move to NYC", "go back to when
+                I still lived in Boston", "redo", or a change id like "2.1".
+            k: How many candidates to return (1..100).
+            mode: `auto` (default) undoes just the matched change when the request
+                names a change ("forget X") and moves the whole scope in time
+                when it asks to ("go back to when X"); `revert` and `rollback`
+                force one or the other for requests that name a change.
+            now: The moment relative times ("last week") count from, in the
+                timezone where the person's days begin (default: now, UTC).
+
+        Returns:
+            The candidates, best first, each with its id, the matched change, the
+            action and version it points at, what acting would change at HEAD and
+            every stage's score; `decided` says whether the rule to act alone
+            holds.
+
+        Raises:
+            InvalidRequestError: For an empty request, a bad `k` or `mode`.
+            ReadOnlyError: On a store opened with `read_only=True`: the search
+                indexes it reads catch up with the log first, which writes.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        if isinstance(request, str):
+            check_text("an undo request", request)
+        self._engine.check_writable("resolve undo requests")
+        return self._search.resolver().resolve(sc, request, k=k, mode=mode, now=now)
+
+    def undo(
+        self,
+        scope: Sequence[str],
+        request: str,
+        *,
+        mode: Mode = "auto",
+        dry_run: bool = False,
+        force: bool = False,
+        author: str | None = None,
+    ) -> UndoResult:
+        """Resolve a request and apply it when the resolver is sure.
+
+        Args:
+            scope: The scope (or any namespace inside it).
+            request: What to undo, in words, or a change id ("12.2") from `resolve`.
+            mode: `auto`, `revert` or `rollback`, as in `resolve`.
+            dry_run: Report what would change, change nothing.
+            force: Revert items even if they were changed again since.
+            author: Who asked (recorded on the commit).
+
+        Returns:
+            What changed, in words and as data, and the version that redoes it —
+            or, when nothing matched or the resolver was not sure, the
+            candidates and no change.
+
+        Raises:
+            InvalidRequestError: For an empty request or an unknown mode.
+        """
+        resolution = self.resolve(scope, request, mode=mode)
+        return self.apply(
+            scope, resolution, dry_run=dry_run, force=force, author=author
+        )
+
+    def apply(
+        self,
+        scope: Sequence[str],
+        resolution: Resolution,
+        *,
+        choice: int | None = None,
+        dry_run: bool = False,
+        force: bool = False,
+        author: str | None = None,
+    ) -> UndoResult:
+        """Apply a resolution: its decided best candidate, or the one a person chose.
+
+        Nothing is applied if HEAD moved since the resolution was made.
+
+        Args:
+            scope: The scope the resolution was made in.
+            resolution: What `resolve` returned.
+            choice: A position in `resolution.candidates`, applied even when the
+                resolver did not decide; `None` applies only a decided best.
+            dry_run: Report what would change, change nothing.
+            force: Revert items even if they were changed again since.
+            author: Who chose (recorded on the commit).
+
+        Raises:
+            InvalidRequestError: If `choice` names no candidate.
+        """
+        sc = check_scope(scope, self.scope_depth)
+        meta = self._meta(author, f"undo: {resolution.request}")
+        result = apply_undo(
+            self._engine,
+            sc,
+            resolution,
+            dry_run=dry_run,
+            meta=meta,
+            choice=choice,
+            force=force,
+        )
+        if result.applied:
+            self._search.after_commit({})
+        return result
+
+    aresolve = in_thread(resolve)
+    aundo = in_thread(undo)
+    aapply = in_thread(apply)

@@ -1,7 +1,8 @@
-"""History, rollback and undo: the version-control half of `ChronoStore`.
+"""History and time travel: log, show, diff, history, as_of, rollback, revert,
+revert_matching and reset, mixed into `ChronoStore`.
 
-`ChronoStore` is a LangGraph `BaseStore` (its batch path, TTL and lifecycle live
-in `store.py`) with these methods mixed in. Each reads or rewrites one scope's
+`ChronoStore` is a LangGraph `BaseStore` (its batch path and lifecycle live in
+`base.py`) with these methods mixed in. Each reads or rewrites one scope's
 timeline, and each has an async twin with an `a` prefix:
 
     >>> import tempfile
@@ -16,38 +17,24 @@ timeline, and each has an async twin with an `a` prefix:
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import replace
-from datetime import datetime, timedelta, timezone
-from functools import partial
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any, TypeVar, get_args
 
 from langgraph_chronomem._twins import in_thread
-from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.terms import terms
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
-    CommitMeta,
-    Compaction,
     ItemVersion,
     MatchedRevert,
     Namespace,
     Op,
-    Redaction,
     RevertConflict,
     StoreStats,
     VersionRef,
 )
 from langgraph_chronomem.errors import InvalidRequestError
-from langgraph_chronomem.search.index import SearchIndex
-from langgraph_chronomem.search.resolve import Mode, Resolution
-from langgraph_chronomem.search.vectors import Progress
-from langgraph_chronomem.store.context import commit_context, current_meta
 from langgraph_chronomem.store.ops import (
     check_count,
     check_fields,
@@ -55,13 +42,12 @@ from langgraph_chronomem.store.ops import (
     check_key,
     check_moment,
     check_scope,
-    check_text,
+    label_filters,
 )
 from langgraph_chronomem.store.tags import TagControl
-from langgraph_chronomem.store.undo import UndoResult, apply_undo
 from langgraph_chronomem.store.view import StoreView
 
-__all__ = ["VersionControl", "check_retention"]
+__all__ = ["VersionControl"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,23 +55,6 @@ T = TypeVar("T")
 
 OPS = get_args(Op)
 """Every op a commit can have, as `log(op=...)` takes them."""
-
-Phases = Callable[[str, int, "int | None"], None]
-"""Told `(phase, done, total)` as `redact` or `compact` advances: phase
-`erase` (per scope), `vectors` (the erased values' vectors deleted, the
-changes that read them embedded again) or `vacuum` (the files scrubbed);
-`total` is `None` until a phase's size is known, and a phase ends with
-`done == total`."""
-
-
-@contextmanager
-def _phase(tell: Phases | None, name: str) -> Iterator[None]:
-    """Tell `name` as started (its size unknown) and, if it ends, as done."""
-    if tell is not None:
-        tell(name, 0, None)
-    yield
-    if tell is not None:
-        tell(name, 1, 1)
 
 
 class VersionControl(TagControl):
@@ -96,16 +65,6 @@ class VersionControl(TagControl):
     side (`_search`) these methods work on. Wherever a method takes a
     version, a tag's name does too.
     """
-
-    _engine: LogEngine
-    _search: SearchIndex
-
-    @property
-    def scope_depth(self) -> int:
-        """Leading namespace labels that make one timeline."""
-        return self._engine.scope_depth
-
-    commit_context = staticmethod(commit_context)
 
     def head(self, scope: Sequence[str]) -> int:
         """The scope's HEAD version (0 before its first commit)."""
@@ -160,7 +119,7 @@ class VersionControl(TagControl):
         check_moment("since", since)
         check_moment("until", until)
         sc = check_scope(scope, self.scope_depth)
-        labels = _label_filters(
+        labels = label_filters(
             source=source, trust=trust, run_id=run_id, thread_id=thread_id, node=node
         )
         with self._engine.transaction(write=False) as tx:
@@ -403,10 +362,10 @@ class VersionControl(TagControl):
         Raises:
             InvalidRequestError: If no filter is given, or one is not a string.
         """
-        given = _label_filters(
+        given = label_filters(
             run_id=run_id, thread_id=thread_id, node=node, source=source, trust=trust
         )
-        _label_filters(written_by=written_by)
+        label_filters(written_by=written_by)
         if not given and written_by is None:
             raise InvalidRequestError(
                 "name what to revert: run_id, thread_id, node, source, trust or "
@@ -439,249 +398,6 @@ class VersionControl(TagControl):
         logger.warning("reset %s to %s: deleted %d versions", "/".join(sc), to, removed)
         return removed
 
-    def redact(
-        self,
-        scope: Sequence[str],
-        *,
-        items: Sequence[tuple[Sequence[str], str]] | None = None,
-        key: str | None = None,
-        contains: str | None = None,
-        source: str | None = None,
-        dry_run: bool = False,
-        scrub: bool = True,
-        reason: str | None = None,
-        author: str | None = None,
-        progress: Phases | None = None,
-    ) -> Redaction:
-        """Forget content for real: erase every version of it from the history.
-
-        `reset` destroys whole versions and everything written after them;
-        `redact` erases only the matching versions of the matching items, in
-        the log, the change index and the vectors, and keeps every other
-        version, later commit and HEAD as they are. An item whose current
-        value matches is deleted, by one `redact` commit that records who did
-        it and why; the commits that wrote the erased versions stay as an
-        audit skeleton, their erased values shown as redacted. Nothing brings
-        the content back: a rollback or revert to a version that held it
-        restores the item as absent. Unlike every other change, this one
-        cannot be undone.
-
-            >>> import tempfile
-            >>> from langgraph_chronomem import ChronoStore
-            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
-            >>> me = ("alice",)
-            >>> store.put(me, "health", {"text": "diagnosed with diabetes"})
-            >>> store.put(me, "health", {"text": "diabetes under control"})
-            >>> store.put(me, "city", {"text": "lives in Paris"})
-            >>> print(store.redact(me, contains="diabetes", dry_run=True))
-            would redact 2 version(s) of 1 item(s), 1 removed at HEAD
-            >>> print(store.redact(me, contains="diabetes", reason="user asked"))
-            v4 redacted 2 version(s) of 1 item(s), 1 removed at HEAD
-            >>> [(v.version, v.erased) for v in store.history(me, "health")]
-            [(4, None), (2, 'redacted'), (1, 'redacted')]
-            >>> [item.key for item in store.search(me)]
-            ['city']
-            >>> store.close()
-
-        Args:
-            scope: The scope (or any namespace inside it).
-            items: Only these items, as (namespace, key): every version.
-            key: Only items whose key matches this glob (`"contact-*"`).
-            contains: Only versions whose value holds this text in any of its
-                strings, ignoring case. Commit reasons that hold it are
-                erased too.
-            source: Only versions written by commits labelled with this source
-                (`commit_context(labels={"source": ...})`).
-            dry_run: Report what would be erased, and change nothing.
-            scrub: Also overwrite every leftover copy: on SQLite the free
-                pages are zeroed, the write-ahead log emptied and the file read
-                for the erased text, rewritten (`VACUUM`) only if a copy is
-                still there; on PostgreSQL the log's tables are rewritten
-                (`VACUUM FULL`); an embedded Chroma's files are cleaned in
-                place (its queue, free pages, deleted vectors). Done even when
-                nothing matched, for an earlier redaction whose scrub was held
-                back; `scrubbed` says whether it was done in full. Without it,
-                the content is gone from every read path and its vectors are
-                deleted, but free pages and Chroma's internal queue may keep
-                old bytes. Either way only the erased versions' vectors go,
-                and only the changes that read them are embedded again.
-            reason: Why (recorded on the redact commit).
-            author: Who redacts (recorded on the redact commit).
-            progress: Told each phase as it starts and ends (see `Phases`).
-
-        Returns:
-            What was (or would be) erased, and the redact commit.
-
-        Raises:
-            InvalidRequestError: If no criterion is given, or one is malformed.
-        """
-        sc = check_scope(scope, self.scope_depth)
-        _label_filters(key=key, contains=contains, source=source)
-        wanted = None if items is None else check_items(items)
-        if wanted is None and key is None and contains is None and source is None:
-            raise InvalidRequestError(
-                "name what to redact: items, key, contains or source"
-            )
-        meta = self._meta(author, reason)
-        redact = partial(
-            LogTransaction.redact,
-            scope=sc,
-            meta=meta,
-            items=wanted,
-            key=key,
-            contains=contains,
-            source=source,
-            dry_run=dry_run,
-        )
-        if dry_run:
-            return self._write(redact, dry_run=True)
-        with self._search.erasing() as bring:
-            with _phase(progress, "erase"):
-                done, erased = self._write_erasing(redact)
-            with _phase(progress, "vectors"):
-                vectors = bring()
-        self._search.after_commit({})
-        if done.commit is not None:
-            logger.info("redact %s: %s", "/".join(sc), done)
-            terms.cache_clear()  # it keeps words of the texts it has seen
-        # Even when nothing matched: an earlier redaction's scrub may have
-        # been held back by a reader.
-        with _phase(progress if scrub else None, "vacuum"):
-            scrubbed = scrub and self._scrub(erased)
-        return replace(done, scrubbed=scrubbed and vectors)
-
-    def compact(
-        self,
-        scope: Sequence[str] | None = None,
-        *,
-        keep_last: int | None = None,
-        keep_within: timedelta | None = None,
-        dry_run: bool = False,
-        vacuum: bool = True,
-        progress: Phases | None = None,
-    ) -> Compaction:
-        """Keep history bounded: erase the versions a retention policy drops.
-
-        Per item, it keeps the first version, HEAD, the last `keep_last`
-        versions and those newer than `keep_within`; every other version's
-        value is erased, and the space returned (`vacuum`). HEAD and every
-        read of it are unchanged, and so is the log: every commit stays, its
-        erased values shown as compacted. `as_of` a version that needs an
-        erased value, and `rollback` or `revert` that would bring one back,
-        raise `CompactedError`, naming the oldest version they can use.
-
-            >>> import tempfile
-            >>> from langgraph_chronomem import ChronoStore
-            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1)
-            >>> me = ("alice",)
-            >>> for city in ["Boston", "Paris", "Rome", "Oslo", "Lima"]:
-            ...     store.put(me, "city", {"city": city})
-            >>> done = store.compact(keep_last=2)
-            >>> print(done, done.whole_from)
-            compacted 2 version(s) of 1 item(s) in 1 scope(s) {('alice',): 4}
-            >>> [(v.version, v.erased) for v in store.history(me, "city")]
-            [(5, None), (4, None), (3, 'compacted'), (2, 'compacted'), (1, None)]
-            >>> store.as_of(me, 2)  # doctest: +ELLIPSIS
-            Traceback (most recent call last):
-            ...
-            langgraph_chronomem.errors.CompactedError: v2 of alice was compacted: ...
-            >>> store.as_of(me, 4).get(me, "city").value
-            {'city': 'Oslo'}
-            >>> store.close()
-
-        Args:
-            scope: One scope (or a namespace inside it); `None`: every scope.
-            keep_last: Keep each item's newest versions, this many.
-            keep_within: Keep the versions committed this recently.
-            dry_run: Report what would be erased, and change nothing.
-            vacuum: Rewrite the database file to return the space (SQLite's
-                `VACUUM`, PostgreSQL's `VACUUM FULL`); without it the space is
-                reused by later writes.
-            progress: Told how many scopes are done (phase `erase`), then
-                each later phase as it starts and ends (see `Phases`).
-
-        Returns:
-            The versions erased, and per scope the oldest version still whole.
-
-        Raises:
-            InvalidRequestError: If neither `keep_last` nor `keep_within` is
-                given, or one is not a positive int or duration.
-        """
-        check_retention(keep_last, keep_within)
-        after = (
-            None if keep_within is None else datetime.now(timezone.utc) - keep_within
-        )
-        if scope is None:
-            scopes = [s.scope for s in self.stats().scopes]
-        else:
-            scopes = [check_scope(scope, self.scope_depth)]
-        found = Compaction((), dry_run=dry_run)
-        tell = progress or (lambda phase, done, total: None)
-        tell("erase", 0, len(scopes))
-        with contextlib.ExitStack() as erasing:
-            bring = None if dry_run else erasing.enter_context(self._search.erasing())
-            # A transaction per scope: no scope waits for another's.
-            for number, sc in enumerate(scopes, start=1):
-                compact = partial(
-                    LogTransaction.compact,
-                    scope=sc,
-                    keep_last=keep_last,
-                    keep_after=after,
-                    dry_run=dry_run,
-                )
-                if bring is None:
-                    done = self._write(compact, dry_run=True)
-                else:
-                    done, _ = self._write_erasing(compact)
-                found = replace(
-                    found,
-                    versions=found.versions + done.versions,
-                    whole_from={**found.whole_from, **done.whole_from},
-                )
-                tell("erase", number, len(scopes))
-            if bring is None or not found.versions:
-                return found
-            with _phase(progress, "vectors"):
-                bring()
-        logger.info("compact: %s", found)
-        with _phase(progress if vacuum else None, "vacuum"):
-            vacuumed = vacuum and self._scrub()
-        return replace(found, vacuumed=vacuumed)
-
-    def _write_erasing(
-        self, change: Callable[[LogTransaction], T]
-    ) -> tuple[T, tuple[str, ...]]:
-        """Run a change that erases values from the log (`redact`,
-        `compact`), inside `SearchIndex.erasing`: its vectors are taken out
-        there, so the follower is told of its commit only after that.
-        Returns its result, and the texts a redaction erased (for `_scrub`
-        to check the file against)."""
-        with self._engine.transaction(write=True) as tx:
-            tx.erased_texts = ()
-            result = change(tx)
-            return result, tx.erased_texts
-
-    def _scrub(self, erased: Sequence[str] = ()) -> bool:
-        """Leave no copy of erased values in any file: Chroma's, the log's
-        (checked against the texts `erased` where given, so the log's file is
-        rewritten only if one is still there). Whether both were cleaned in
-        full."""
-        vectors = self._search.scrub()
-        return self._engine.scrub(erased) and vectors
-
-    def _write(
-        self, change: Callable[[LogTransaction], T], *, dry_run: bool = False
-    ) -> T:
-        """Run a change to the log, then bring the item vectors up to date.
-
-        A dry run runs it in a transaction that is rolled back.
-        """
-        with self._engine.transaction(write=True, dry_run=dry_run) as tx:
-            result = change(tx)
-        if not dry_run:
-            self._search.after_commit({})
-        return result
-
     def stats(self) -> StoreStats:
         """Every scope's HEAD, commits and items, and how far each index has read.
 
@@ -696,191 +412,7 @@ class VersionControl(TagControl):
         with self._engine.transaction(write=False) as tx:
             return tx.stats(kept=self._search.kept_projections())
 
-    @staticmethod
-    def _meta(author: str | None, reason: str | None) -> CommitMeta:
-        with commit_context(author=author, reason=reason):
-            return current_meta()
-
     # -- meaning ---------------------------------------------------------------
-
-    def resolve(
-        self,
-        scope: Sequence[str],
-        request: str,
-        *,
-        k: int = 5,
-        mode: Mode = "auto",
-        now: datetime | None = None,
-    ) -> Resolution:
-        """Which change a natural-language request means; changes nothing.
-
-            >>> import tempfile
-            >>> from langgraph_chronomem import ChronoStore
-            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=2)
-            >>> alice = ("memories", "alice")
-            >>> store.put(alice, "home", {"city": "Boston"})
-            >>> store.put(alice, "home", {"city": "New York City"})
-            >>> best = store.resolve(alice, "forget that I moved to New York").best
-            >>> best.id, best.action, best.summary
-            ('2.1', 'revert', 'updated memories/alice/home: Boston -> New York City')
-            >>> store.close()
-
-        Args:
-            scope: The scope (or any namespace inside it); only its commits count.
-            request: E.g. "undo the update about my move to NYC", "go back to when
-                I still lived in Boston", "redo", or a change id like "2.1".
-            k: How many candidates to return (1..100).
-            mode: `auto` (default) undoes just the matched change when the request
-                names a change ("forget X") and moves the whole scope in time
-                when it asks to ("go back to when X"); `revert` and `rollback`
-                force one or the other for requests that name a change.
-            now: The moment relative times ("last week") count from, in the
-                timezone where the person's days begin (default: now, UTC).
-
-        Returns:
-            The candidates, best first, each with its id, the matched change, the
-            action and version it points at, what acting would change at HEAD and
-            every stage's score; `decided` says whether the rule to act alone
-            holds.
-
-        Raises:
-            InvalidRequestError: For an empty request, a bad `k` or `mode`.
-            ReadOnlyError: On a store opened with `read_only=True`: the search
-                indexes it reads catch up with the log first, which writes.
-        """
-        sc = check_scope(scope, self.scope_depth)
-        if isinstance(request, str):
-            check_text("an undo request", request)
-        self._engine.check_writable("resolve undo requests")
-        return self._search.resolver().resolve(sc, request, k=k, mode=mode, now=now)
-
-    def undo(
-        self,
-        scope: Sequence[str],
-        request: str,
-        *,
-        mode: Mode = "auto",
-        dry_run: bool = False,
-        force: bool = False,
-        author: str | None = None,
-    ) -> UndoResult:
-        """Resolve a request and apply it when the resolver is sure.
-
-        Args:
-            scope: The scope (or any namespace inside it).
-            request: What to undo, in words, or a change id ("12.2") from `resolve`.
-            mode: `auto`, `revert` or `rollback`, as in `resolve`.
-            dry_run: Report what would change, change nothing.
-            force: Revert items even if they were changed again since.
-            author: Who asked (recorded on the commit).
-
-        Returns:
-            What changed, in words and as data, and the version that redoes it —
-            or, when nothing matched or the resolver was not sure, the
-            candidates and no change.
-
-        Raises:
-            InvalidRequestError: For an empty request or an unknown mode.
-        """
-        resolution = self.resolve(scope, request, mode=mode)
-        return self.apply(
-            scope, resolution, dry_run=dry_run, force=force, author=author
-        )
-
-    def apply(
-        self,
-        scope: Sequence[str],
-        resolution: Resolution,
-        *,
-        choice: int | None = None,
-        dry_run: bool = False,
-        force: bool = False,
-        author: str | None = None,
-    ) -> UndoResult:
-        """Apply a resolution: its decided best candidate, or the one a person chose.
-
-        Nothing is applied if HEAD moved since the resolution was made.
-
-        Args:
-            scope: The scope the resolution was made in.
-            resolution: What `resolve` returned.
-            choice: A position in `resolution.candidates`, applied even when the
-                resolver did not decide; `None` applies only a decided best.
-            dry_run: Report what would change, change nothing.
-            force: Revert items even if they were changed again since.
-            author: Who chose (recorded on the commit).
-
-        Raises:
-            InvalidRequestError: If `choice` names no candidate.
-        """
-        sc = check_scope(scope, self.scope_depth)
-        meta = self._meta(author, f"undo: {resolution.request}")
-        result = apply_undo(
-            self._engine,
-            sc,
-            resolution,
-            dry_run=dry_run,
-            meta=meta,
-            choice=choice,
-            force=force,
-        )
-        if result.applied:
-            self._search.after_commit({})
-        return result
-
-    def reindex(self, progress: Progress | None = None) -> int:
-        """Rebuild every derived index (full text, Chroma) from the log.
-
-        Returns how many commits were indexed. `progress`, if given, is called
-        as `progress(done, total)` while the vectors are rebuilt, the slow part:
-
-            >>> import tempfile
-            >>> from langgraph_chronomem import ChronoStore
-            >>> store = ChronoStore.from_path(tempfile.mkdtemp())
-            >>> store.put(("notes",), "a", {"text": "hello"})
-            >>> store.put(("notes",), "b", {"text": "world"})
-            >>> store.reindex(progress=lambda done, total: print(f"{done}/{total}"))
-            0/2
-            2/2
-            2
-            >>> store.close()
-        """
-        with self._engine.transaction(write=True) as tx:
-            tx.reindex_changes()
-        return self._search.vectors().rebuild(progress)
-
-    def wait_for_index(self, timeout: float | None = None) -> bool:
-        """Wait until the vectors and the full-text index have caught up with
-        every write so far. Returns False if `timeout` seconds passed first.
-        If the background thread's last step failed (a model or Chroma error,
-        logged), the rest of the catch-up runs in the calling thread, within
-        the same `timeout`, and an error that stops it again is raised here,
-        not hidden. With an `embed` given as an async function there is no
-        background thread: `await_for_index` does the catch-up, and the sync
-        call raises `ConfigError` if anything is left to embed.
-
-        Writes return before their vectors are made: a background thread
-        follows the log, and a search by meaning catches up with every write
-        that returned before it runs, so no caller needs this for correct
-        results. It is for the moments that want the index whole: before a
-        backup of the store's directory, before timing a search, or in a test
-        that looks into Chroma.
-
-            >>> import tempfile
-            >>> from langgraph_chronomem import ChronoStore
-            >>> index = {"fields": ["text"]}
-            >>> store = ChronoStore.from_path(tempfile.mkdtemp(), index=index)
-            >>> store.put(("notes",), "a", {"text": "hello"})
-            >>> store.wait_for_index(timeout=60)
-            True
-            >>> store.close()
-
-        Raises:
-            StorageError: If the store is closed, or closed while this waits
-                (what its index lacks then is caught up when it opens again).
-        """
-        self._engine.check_open()  # a closed store's index is not whole: say so
-        return self._search.settle(timeout)
 
     # -- async twins -----------------------------------------------------------
 
@@ -894,44 +426,4 @@ class VersionControl(TagControl):
     arevert = in_thread(revert)
     arevert_matching = in_thread(revert_matching)
     areset = in_thread(reset)
-    aredact = in_thread(redact)
-    acompact = in_thread(compact)
-    aresolve = in_thread(resolve)
-    aundo = in_thread(undo)
-    aapply = in_thread(apply)
     astats = in_thread(stats)
-    areindex = in_thread(reindex)
-    await_for_index = in_thread(wait_for_index)
-
-
-def check_retention(keep_last: object, keep_within: object) -> None:
-    """Validate a retention policy: what `compact` keeps.
-
-    Raises:
-        InvalidRequestError: If neither is given, or one is not a positive int
-            or a positive `timedelta`.
-    """
-    if keep_last is None and keep_within is None:
-        raise InvalidRequestError("say what to keep: keep_last or keep_within")
-    if keep_last is not None:
-        check_count("keep_last", keep_last)
-        if keep_last < 1:  # type: ignore[operator]  # an int: checked above
-            raise InvalidRequestError(f"keep_last is at least 1, got {keep_last}")
-    if keep_within is not None and (
-        not isinstance(keep_within, timedelta) or keep_within <= timedelta(0)
-    ):
-        raise InvalidRequestError(
-            f"keep_within is a positive timedelta, got {keep_within!r}"
-        )
-
-
-def _label_filters(**given: Any) -> dict[str, str]:
-    """The filters given (not None), each checked to be a non-empty string.
-
-    Raises:
-        InvalidRequestError: For a filter that is not one.
-    """
-    for name, value in given.items():
-        if value is not None and (not isinstance(value, str) or not value):
-            raise InvalidRequestError(f"{name} is a non-empty string, got {value!r}")
-    return {name: value for name, value in given.items() if value is not None}
