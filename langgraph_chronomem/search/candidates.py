@@ -20,7 +20,8 @@ from langgraph_chronomem.engine.describe import describe_change
 from langgraph_chronomem.engine.fields import full_text
 from langgraph_chronomem.engine.types import Change, Commit, Conflict, Namespace
 from langgraph_chronomem.errors import ConfigError
-from langgraph_chronomem.search.intent import Intent, content_words
+from langgraph_chronomem.search.intent import Intent
+from langgraph_chronomem.search.words import content_words
 
 __all__ = [
     "DIFF_SHOWN",

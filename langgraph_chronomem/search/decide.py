@@ -27,9 +27,10 @@ from langgraph_chronomem.search.candidates import (
     ResolverConfig,
 )
 from langgraph_chronomem.search.held import holds
-from langgraph_chronomem.search.intent import Intent, content_words
+from langgraph_chronomem.search.intent import Intent
 from langgraph_chronomem.search.suspect import Planted, planted
 from langgraph_chronomem.search.vectors import unit
+from langgraph_chronomem.search.words import content_words
 
 __all__ = ["Complaint", "offered", "sure", "sure_of_planted"]
 

@@ -50,13 +50,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from langgraph_chronomem.engine.terms import terms
-from langgraph_chronomem.search.intent import (
-    content_words,
-    first_sentence,
-    units_apart,
-)
 from langgraph_chronomem.search.phrasing.spelling import PLAIN
 from langgraph_chronomem.search.phrasing.tokens import ABBREVIATION, STOPWORDS, WORD
+from langgraph_chronomem.search.words import content_words, first_sentence, units_apart
 
 __all__ = ["Said", "Term", "holds", "missing", "reasons"]
 

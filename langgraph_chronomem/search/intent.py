@@ -36,16 +36,22 @@ last change") is `""`: the latest commit, inside the window if there is one.
 
 Times become a window of commit times (`search.times`): "yesterday", "last
 Tuesday", "the past week", "since May 8", "in 2023" ...
+
+The parser asks a request one question at a time, each answered by the patterns
+of one `search.phrasing` module: does it ask for nothing (`nothing`)? which
+command does it give (`commands`), and is that held back (`held_back`), put off
+(`later`) or someone else's (`others`)? does it ask for something back
+(`giving_back`)? is the command corrected (`corrections`)? back to when
+(`going_back`)? how many changes (`how_many`)? and what does it name (`naming`,
+`kept`, through `search.topic`)?
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from langgraph_chronomem.search.phrasing import (
     commands,
@@ -61,11 +67,18 @@ from langgraph_chronomem.search.phrasing import (
     nothing,
     others,
     redo,
-    spelling,
-    tokens,
     verdict,
 )
+from langgraph_chronomem.search.plain import plainly
 from langgraph_chronomem.search.times import NUMBERS, TimeWindow, take_time
+from langgraph_chronomem.search.topic import clean, topic_of
+from langgraph_chronomem.search.words import (
+    content_words,
+    first_sentence,
+    last_sentence,
+    sentence_starts,
+    units_apart,
+)
 
 __all__ = [
     "Intent",
@@ -112,195 +125,18 @@ class Intent:
         return self.named or self.topic
 
 
-def _said_in(value: object) -> str | None:
-    """The request inside an agent's JSON: `{"request": ...}`, `{"action":
-    "forget", "target": ...}`, at any depth."""
-    if not isinstance(value, dict):
-        return None
-    for key in ("request", "query", "text"):
-        if isinstance(value.get(key), str):
-            return str(value[key])
-    action, target = value.get("action"), value.get("target") or value.get("memory")
-    if isinstance(action, str) and isinstance(target, str):
-        return f"{action} {target}"
-    return next(filter(None, map(_said_in, value.values())), None)
-
-
-def _asked_of(tool: str, said: str) -> str:
-    """What a call of an undo tool asks: its request, or, when that only names a
-    memory ("user lives in Austin"), forgetting it."""
-    undoing = re.search(r"(?i)undo|delete|forget|remove|erase", tool)
-    names = (
-        content_words(said)
-        and not said.rstrip().endswith("?")
-        and not nothing.NOTHING.match(said.strip())
-    )
-    return (
-        f"forget {said}"
-        if undoing and names and not commands.COMMAND.search(said)
-        else said
-    )
-
-
-_LINE_BREAK = re.compile(r"(?<![.!?;:,\s])[ \t]*\n\s*")
-
-
-def _plain(text: str) -> str:
-    """`text` with typographic quotes and dashes made plain, chat spellings
-    ("can u", "dont") written out, and an agent's spellings read as said:
-    "delete_memory: X" as "delete X", `undo_memory(request="X")` and
-    `{"request": "X"}` as X. A message sent in lines is read as sentences:
-    "sales were wild this week\nforget the launch note" asks in its second."""
-    text = _LINE_BREAK.sub(". ", text.translate(spelling.PLAIN).strip())
-    called = spelling.CALLED.match(text)
-    if called:
-        text = _asked_of(called["tool"], called["said"])
-    elif text.lstrip().startswith("{"):
-        with contextlib.suppress(ValueError):
-            value = json.loads(text)
-            said = _said_in(value)
-            tool = (
-                value.get("tool") or value.get("name")
-                if isinstance(value, dict)
-                else None
-            )
-            text = text if said is None else _asked_of(str(tool or ""), said)
-    text = spelling.CALL.sub(lambda m: m[1] or m[2], text)
-    text = spelling.BACK_2.sub(r"\1 to ", text)  # "go back 2 when ..."
-    text = spelling.MIND_NOT.sub("stop ", spelling.COURTESY.sub("", text))
-    return spelling.CHAT_WORD.sub(lambda m: spelling.CHAT[m.group().lower()], text)
-
-
-def content_words(topic: str) -> list[str]:
-    """The words of `topic` that a lexical search should look for, in order.
-
-    Lowercase words without English stopwords, intent filler ("update", "memory",
-    "still") or a possessive "'s"; numbers, names and verbs ("moved") stay.
-
-        >>> content_words("I moved to 5 Elm St. -- my sister's NYC update")
-        ['moved', '5', 'elm', 'st', 'sister', 'nyc']
-        >>> content_words("undo the last change please")
-        []
-
-    Args:
-        topic: An `Intent.topic`, or any text.
-
-    Returns:
-        The content words, repeats included; `[]` if there are none.
-    """
-    words = (
-        w.removesuffix("'s")
-        for w in tokens.WORD.findall(topic.translate(spelling.PLAIN).lower())
-    )
-    return [
-        w
-        for w in words
-        if w not in tokens.STOPWORDS and not (len(w) == 1 and w.isalpha())
-    ]
-
-
-def first_sentence(text: str) -> str:
-    """`text` up to the end of its first sentence (a full stop after an
-    abbreviation or an initial ends none).
-
-        >>> first_sentence("the note about St. Albert. It was wrong")
-        'the note about St. Albert'
-    """
-    for end in tokens.SENTENCE_END.finditer(text):
-        last = text[: end.start()].split()[-1:]
-        word = last[0].lower() if last else ""
-        stop = end.group().startswith(".")
-        if stop and (tokens.ABBREVIATION.fullmatch(f"{word}.") or _initial(word)):
-            continue
-        return text[: end.start()]
-    return text
-
-
-def last_sentence(text: str) -> str:
-    """`text` from the start of its last sentence, or of as many last
-    sentences as it takes to name two things ("... Nneka!! my cousin.").
-
-        >>> last_sentence("Good morning. If you have Karen in Louisville, ")
-        'If you have Karen in Louisville, '
-        >>> last_sentence("Her name is Nkechi not Nneka!! my cousin. ")
-        'Her name is Nkechi not Nneka!! my cousin. '
-    """
-    for start in reversed(_starts(text)):
-        if len(content_words(text[start:])) >= 2:
-            return text[start:]
-    return text
-
-
-def _starts(text: str) -> list[int]:
-    """Where each sentence of `text` begins, past the marks that ended the last."""
-    starts, at = [], 0
-    while at < len(text):
-        at += len(text[at:]) - len(text[at:].lstrip(_BETWEEN))
-        if at < len(text):
-            starts.append(at)
-            at += max(len(first_sentence(text[at:])), 1)
-    return starts or [0]
-
-
-_BETWEEN = ".!?;\n\t "  # what ends a sentence and comes before the next
-
-
-def _initial(word: str) -> bool:
-    return len(word) == 1 and word.isalpha()
-
-
-_UNIT = re.compile(
-    r"(?i)^(\d+(?:[.,]\d+)?)(cm|mm|km|m|kg|g|lbs?|ml|l|gb|tb|mb|kb|hz|khz|mhz|ghz"
-    r"|k|am|pm|h|hrs?|mins?|s|st|nd|rd|th|mg|mcg|yo|x)$"
-)
-
-
-def units_apart(word: str) -> list[str]:
-    """A number run into its unit, apart, as memory may write it: `58cm` is
-    `58 cm`; any other word stays whole.
-
-        >>> units_apart("58cm"), units_apart("3pm"), units_apart("8a")
-        (['58', 'cm'], ['3', 'pm'], ['8a'])
-    """
-    found = _UNIT.match(word)
-    return [found[1], found[2]] if found else [word]
-
-
-def _clean(text: str) -> str:
-    return re.sub(r"\s+|\(\s*\)", " ", text).strip(" .,!?;:'\"-()")
-
-
-def _topic(text: str) -> str:
-    """`text` without the object of the command ("the last update about"), and
-    without what it asks to keep ("my ex, but leave my allergies alone")."""
-    clauses = kept.CLAUSE.split(text)
-    asked = [c for c in clauses if not kept.KEPT.search(c)]
-    if asked and len(asked) < len(clauses):
-        text = " ".join(asked)
-    text = _clean(corrections.NOT_THIS.sub("", _clean(text), count=1))
-    # "the note where I said that I ...": the fillers before what is meant
-    for filler in (naming.OBJECT, naming.SAID, naming.OBJECT):
-        match = filler.match(text)
-        if match:
-            text = _clean(f"{match.groupdict().get('mod') or ''} {text[match.end() :]}")
-    text = _clean(kept.EXCEPT.sub("", naming.TRAILER.sub("", text)))
-    if naming.REFERS_BACK.search(text) and set(content_words(text)) <= naming.LINKS:
-        return ""  # "whatever you saved off the back of that": what came before
-    return text if content_words(text) or naming.NAMED.search(text) else ""
-
-
 def _back(rest: str, window: TimeWindow | None) -> Intent:
     """What follows "go back to": "when X", "before X", "yesterday" or "X"."""
     key = going_back.BACK_KEY.match(rest)
     assert key is not None  # every part of it is optional
-    text = _clean(rest[key.end() :])
-    topic = _topic(going_back.TRUE.sub("", going_back.STILL.sub("", text)))
+    text = clean(rest[key.end() :])
+    topic = topic_of(going_back.TRUE.sub("", going_back.STILL.sub("", text)))
     if not key["key"] and not window and going_back.OLD_THING.match(text):
         return Intent("restore", topic)  # "go back to the old answer rules"
     if (key["key"] or "").lower() in ("before", "prior to"):
         gone = giving_back.REMOVED.match(text) or giving_back.REMOVAL.match(text)
-        if gone and _topic(text[gone.end() :]):  # "before you deleted X": X held
-            return Intent("still", _topic(text[gone.end() :]), window)
+        if gone and topic_of(text[gone.end() :]):  # "before you deleted X": X held
+            return Intent("still", topic_of(text[gone.end() :]), window)
         if not topic and not window:  # "make it like it was before"
             return Intent("undo", "")
         return Intent("before" if topic else "at", topic, window)
@@ -310,13 +146,6 @@ def _back(rest: str, window: TimeWindow | None) -> Intent:
         still = topic and (going_back.STILL.search(text) or ongoing)
         return Intent("still" if still else "at", topic, window)
     return Intent("undo", "")  # "go back to the previous version"
-
-
-_UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
-    (giving_back.REMOVAL, "restore"),
-    (giving_back.REPLACING, "restore"),
-    (how_many.SINCE, "before"),
-)
 
 
 def parse(request: str, *, now: datetime | None = None) -> Intent:
@@ -343,7 +172,7 @@ def parse(request: str, *, now: datetime | None = None) -> Intent:
     """
     now = now or datetime.now(timezone.utc)
     now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
-    plain = _plain(request)
+    plain = plainly(request)
     # "tomorrow, delete X" is read as "delete X", put off; "maybe delete X", doubted
     said_now = later.LATER.sub(lambda m: f" {m['object'] or m['named'] or ''} ", plain)
     intent = _parse(said_now, now)
@@ -359,15 +188,15 @@ def _asking(text: str) -> str:
     """The sentences of `text` that hold a command, and any too short to hold
     one ("Later."): where a command is put off, not a sentence that says
     something else ("I'll give you the number later")."""
-    sentences = [first_sentence(text[start:]) for start in _starts(text)]
-    kept = [
+    sentences = [first_sentence(text[start:]) for start in sentence_starts(text)]
+    commanding = [
         s
         for s in sentences
         if commands.COMMAND.search(s)
         or giving_back.GIVE_BACK.search(s)
         or len(s.split()) <= 3
     ]
-    return ". ".join(kept) if kept else " ".join(sentences)
+    return ". ".join(commanding) if commanding else " ".join(sentences)
 
 
 def _not_asked(said_before: str) -> bool:
@@ -379,172 +208,290 @@ def _not_asked(said_before: str) -> bool:
 
 
 def _parse(request: str, now: datetime) -> Intent:
-    plain = _plain(request)
+    """`request` read one question at a time: does it ask for nothing, which
+    command does it give, is it a give-back, is the command taken back or
+    corrected, and what does it name."""
+    plain = plainly(request)
     polite = framing.POLITE.sub(" ", framing.WISH.sub("don't ", plain))
     text, window = take_time(polite, now)
-    text = _clean(text)
     none = Intent("none", "", window)
-    if nothing.NOTHING.match(_clean(polite)) or nothing.NO_ACTION.search(polite):
+    if _asks_nothing(polite):
         return none
-    text = framing.PREFACE.sub("", text, count=1)
-    if nothing.ASKS.match(text) and (
-        nothing.ONE_QUESTION.fullmatch(plain.strip())
-        or nothing.ONE_CLAUSE.fullmatch(plain.strip())
-    ):
+    text = framing.PREFACE.sub("", clean(text), count=1)
+    if _only_asks(text, plain):
         return none  # "what did you remove?", "wait what did u delete last week"
+    match, held = _the_command(text)
+    give, give_held = _the_give_back(text, match)
+    if give is not None and (match is None or match.lastgroup not in ("back", "when")):
+        return _give_back(text, plain, give, window)
+    if match is None:
+        return _without_command(text, plain, window, held=held or give_held)
+    return _commanded(text, plain, match, window, now)
+
+
+def _asks_nothing(polite: str) -> bool:
+    """Whether the whole request asks for no change ("ok", "thanks!"), or is an
+    agent's note that nothing is to change."""
+    return bool(
+        nothing.NOTHING.match(clean(polite)) or nothing.NO_ACTION.search(polite)
+    )
+
+
+def _only_asks(text: str, plain: str) -> bool:
+    """Whether the request is one question about what was done ("what did you
+    remove?"), marked or not ("wait what did u delete last week")."""
+    return bool(
+        nothing.ASKS.match(text)
+        and (
+            nothing.ONE_QUESTION.fullmatch(plain.strip())
+            or nothing.ONE_CLAUSE.fullmatch(plain.strip())
+        )
+    )
+
+
+def _the_command(text: str) -> tuple[re.Match[str] | None, bool]:
+    """The command asked for, past any held back ("no need to delete X, ..."),
+    and whether one was held back. Of two chained by "and", the second:
+    "disregard and remove the same" asks for the last verb's object."""
     match, held = _command(text), False
-    while match is not None and _held_back(text, match):  # "no need to delete X"
+    while match is not None and _held_back(text, match):
         match, held = _command(text, match.end()), True
-    if match is not None:  # "disregard and remove the same": the last verb's object
+    if match is not None:
         chained = _command(text, match.end())
         if chained is not None and commands.AND.fullmatch(
             text[match.end() : chained.start()]
         ):
             match = chained
+    return match, held
+
+
+def _the_give_back(
+    text: str, command: re.Match[str] | None
+) -> tuple[re.Match[str] | None, bool]:
+    """The ask for something back ("put my old job back"), if one is asked, and
+    whether one was held back ("don't put it back"). One inside what a command
+    names is none: "forget that I want to bring back my old hobby"."""
     give = giving_back.GIVE_BACK.search(text)
     if give and held_back.HELD_BACK.search(text[: give.start()]):
-        give, held = None, True  # "don't put it back"
+        return None, True
     if (
         give
-        and match is not None
-        and giving_back.IN_WHAT_IS_SAID.match(text[match.end() :])
+        and command is not None
+        and giving_back.IN_WHAT_IS_SAID.match(text[command.end() :])
     ):
-        give = None  # "forget that I want to bring back my old hobby"
-    if give and (match is None or match.lastgroup not in ("back", "when")):
-        after = corrections.CORRECTED.search(text, give.end())
-        if after and (
-            after["retract"]
-            or corrections.STAY.match(after["meant"])
-            or verdict.AFFIRMS.search(after["meant"])
-        ):
-            return none  # "bring back the old address... nah, it's fine as is"
-        if _about_the_tool(plain, text[give.end() :]):
-            return none  # "can you bring back deleted memories?"
-        given = _give_back(text, give, window)
-        # "my partner thinks you should restore X": not asked of the memory
-        return replace(
-            given, asked=given.asked and not _not_asked(text[: give.start()])
-        )
-    if match is None:
-        # "no need to delete the cat, just the dog"
-        just = kept.JUST_THIS.search(text)
-        if just and (held or kept.KEEPS.search(text)):
-            return Intent("undo", _topic(just["thing"]), window)
-        return none if held else _without_command(text, plain, window)
-    rest = text[match.end() :]
-    if nothing.DISMISSAL.match(text, match.start(match.lastgroup or 0)) and not _topic(
-        text[: match.start()]
-    ):
-        return none  # "ah, forget it, doesn't matter"
-    if _about_the_tool(plain, rest):
-        return none  # "can you undo things?"
+        return None, False
+    return give, False
+
+
+def _commanded(
+    text: str,
+    plain: str,
+    command: re.Match[str],
+    window: TimeWindow | None,
+    now: datetime,
+) -> Intent:
+    """A request with a command: nothing if it is dismissed ("ah, forget it,
+    doesn't matter") or asks what the tool can do ("can you undo things?"),
+    else what the command asks once any correction is followed."""
+    rest = text[command.end() :]
+    verb = command.start(command.lastgroup or 0)
+    dismissed = nothing.DISMISSAL.match(text, verb) and not topic_of(
+        text[: command.start()]
+    )
+    if dismissed or _about_the_tool(plain, rest):
+        return Intent("none", "", window)
     # "my landlord wants to remove the carpet": not asked of the memory
-    unsure = _not_asked(text[: match.start(match.lastgroup or 0)])
-    corrected = corrections.CORRECTED.search(rest)
-    if corrected:  # "remove the gym, wait, no, the van"; "..., actually no, keep it"
-        meant = _clean(corrected["meant"])
-        if _command(meant) or giving_back.GIVE_BACK.search(meant):
-            return _parse(meant, now)
-        if (  # "never mind the van one", but not "..., forget it, the new one is fine"
-            corrected["retract"]
-            and corrections.THING.match(meant)
-            and not verdict.AFFIRMS.search(meant)
-        ):
-            rest = rest[: corrected.start()]
-        elif (
-            corrected["retract"]
-            or not _topic(meant)
-            or nothing.NOTHING.match(meant)
-            or corrections.STAY.match(meant)
-            or nothing.OTHER_ASK.match(meant)
-            or verdict.AFFIRMS.search(meant)
-            or verdict.DENIES.search(meant)
-        ):
-            return none  # "..., never mind, it's fine"; "..., wait, no, it was right"
-        elif corrections.THING.match(meant) or (
-            match.lastgroup in ("back", "when") and corrections.ANCHOR.match(meant)
-        ):
-            rest = meant  # "the van"; "go back to before X, wait, before Y"
-        else:  # "..., wait no, vegan": a correction not understood: offer, never act
-            unsure = True
-    if match.lastgroup in ("back", "when"):
+    unsure = _not_asked(text[:verb])
+    corrected = _corrected(rest, command, window, now)
+    if isinstance(corrected, Intent):
+        return corrected
+    rest, unsure = corrected.rest, unsure or not corrected.understood
+    if command.lastgroup in ("back", "when"):
         back = _back(rest, window)
         return replace(back, asked=back.asked and not unsure)
-    before = _topic(text[: match.start()])
-    named = naming.PRONOUN.match(_clean(rest)) or naming.OBJECT_PRONOUN.search(
-        match.group()
+    return _undo_named(text, command, rest, window, asked=not unsure)
+
+
+class _Correction(NamedTuple):
+    """What of a command stands after a correction: the `rest` of it, and
+    whether the correction was `understood`."""
+
+    rest: str
+    understood: bool = True
+
+
+def _corrected(
+    rest: str, command: re.Match[str], window: TimeWindow | None, now: datetime
+) -> Intent | _Correction:
+    """`rest`, what follows the command, once a correction in it is followed:
+    "remove the gym, wait, no, the van" names the van; "..., actually no, keep
+    it" and "..., never mind, it's fine" ask for nothing; "..., wait no, go
+    back to before X" asks that instead. A correction not understood ("...,
+    wait no, vegan") leaves the command offered, never done alone."""
+    corrected = corrections.CORRECTED.search(rest)
+    if not corrected:
+        return _Correction(rest)
+    meant = clean(corrected["meant"])
+    if _command(meant) or giving_back.GIVE_BACK.search(meant):
+        return _parse(meant, now)
+    if (  # "never mind the van one", but not "..., forget it, the new one is fine"
+        corrected["retract"]
+        and corrections.THING.match(meant)
+        and not verdict.AFFIRMS.search(meant)
+    ):
+        return _Correction(rest[: corrected.start()])
+    if (
+        corrected["retract"]
+        or not topic_of(meant)
+        or nothing.NOTHING.match(meant)
+        or corrections.STAY.match(meant)
+        or nothing.OTHER_ASK.match(meant)
+        or verdict.AFFIRMS.search(meant)
+        or verdict.DENIES.search(meant)
+    ):
+        return Intent("none", "", window)  # "..., wait, no, it was right"
+    if corrections.THING.match(meant) or (
+        command.lastgroup in ("back", "when") and corrections.ANCHOR.match(meant)
+    ):
+        return _Correction(meant)  # "the van"; "go back to before X, wait, before Y"
+    return _Correction(rest, understood=False)
+
+
+def _undo_named(
+    text: str,
+    command: re.Match[str],
+    rest: str,
+    window: TimeWindow | None,
+    *,
+    asked: bool,
+) -> Intent:
+    """What an undo, restore or redo command names: after it ("forget my old
+    job"), or before it ("the Lisbon trip - delete."), or the latest changes
+    ("undo the last 3 changes")."""
+    topic, before = _named_by(text, command, rest)
+    if (
+        command.lastgroup == "redo"
+        or redo.UNDONE.fullmatch(clean(rest))
+        or (not topic and redo.UNDO_WRONG.match(text[: command.start()]))
+    ):
+        redo_topic = topic if command.lastgroup == "redo" else ""
+        return Intent("redo", redo_topic, window, asked=asked)
+    if command.lastgroup == "restore":
+        return _restore(text, command, rest, window, asked=asked)
+    counted = _how_many(command, rest, window)
+    if counted is not None:
+        return counted
+    return _undo_of(text, command, rest, topic, before, window, asked=asked)
+
+
+def _named_by(text: str, command: re.Match[str], rest: str) -> tuple[str, str]:
+    """The topic a command names after it, and the one named before it."""
+    before = topic_of(text[: command.start()])
+    named = naming.PRONOUN.match(clean(rest)) or naming.OBJECT_PRONOUN.search(
+        command.group()
     )
     # "the Lisbon trip - delete. Not happening.": the command ends its
     # sentence, so what it undoes came before it
     ended = re.match(r"\s*[.!?;]", rest)
-    topic = "" if before and (named or ended) else _topic(first_sentence(rest))
+    topic = "" if before and (named or ended) else topic_of(first_sentence(rest))
     if (
         not topic
         and how_many.RECENT.search(rest)
         and not how_many.POINTS_BACK.search(rest)
     ):
         before = ""  # "this may seem silly, but undo the last change" (not "... to it")
-    if (
-        match.lastgroup == "redo"
-        or redo.UNDONE.fullmatch(_clean(rest))
-        or (not topic and redo.UNDO_WRONG.match(text[: match.start()]))
-    ):
-        redo_topic = topic if match.lastgroup == "redo" else ""
-        return Intent("redo", redo_topic, window, asked=not unsure)
-    if match.lastgroup == "restore":
-        topic = _topic(giving_back.NOW_SAYS.sub(" ", rest))
-        before = _topic(giving_back.NOW_SAYS.sub(" ", text[: match.start()]))
-        if topic:
-            return Intent("restore", topic, window, asked=not unsure)
-        if before:  # "my old address, put it back"; "you got X wrong, put it back"
-            said = text[: match.start()]
-            wrong = verdict.WRONG.search(said) and not verdict.GONE.search(said)
-            return Intent(
-                "undo" if wrong else "restore", before, window, asked=not unsure
-            )
-        return Intent("at" if window else "redo", "", window)
-    if window and window.start and how_many.ALL.fullmatch(_clean(rest)):
+    return topic, before
+
+
+def _restore(
+    text: str,
+    command: re.Match[str],
+    rest: str,
+    window: TimeWindow | None,
+    *,
+    asked: bool,
+) -> Intent:
+    """A restore command ("bring back my old address"): a restore of what it
+    names, an undo of what it calls wrong ("you got X wrong, put it back"), or
+    with nothing named a redo."""
+    topic = topic_of(giving_back.NOW_SAYS.sub(" ", rest))
+    before = topic_of(giving_back.NOW_SAYS.sub(" ", text[: command.start()]))
+    if topic:
+        return Intent("restore", topic, window, asked=asked)
+    if before:  # "my old address, put it back"; "you got X wrong, put it back"
+        said = text[: command.start()]
+        wrong = verdict.WRONG.search(said) and not verdict.GONE.search(said)
+        return Intent("undo" if wrong else "restore", before, window, asked=asked)
+    return Intent("at" if window else "redo", "", window)
+
+
+def _how_many(
+    command: re.Match[str], rest: str, window: TimeWindow | None
+) -> Intent | None:
+    """A command that counts changes rather than naming one: "undo everything
+    since Monday", "forget everything", "undo the last 3 changes"."""
+    if window and window.start and how_many.ALL.fullmatch(clean(rest)):
         return Intent("at", "", TimeWindow(None, window.start))
-    if match.lastgroup == "undo":
-        first = re.split(r"[.;!?,]", _clean(rest), maxsplit=1)[0]  # "nuke it all. ok."
-        if how_many.EVERYTHING.fullmatch(_clean(first)):
-            return Intent("before", "", window)  # before every change: forget it all
-        first = how_many.TRAILING.sub("", first)  # "your last 4 changes lol"
-        # "the last 2? they're both wrong"
-        few = how_many.LAST_FEW.fullmatch(_clean(first))
-        times = few and (few["count"].lower().startswith("x") or few["times"])
-        if few and (few["recent"] or few["after"] or few["noun"] or times):
-            vague = few["count"].lower().removeprefix("a ").split()[0] in (
-                "few",
-                "several",
-                "some",
-            )
-            count = _count(few["count"])
-            return Intent("undo", "", window, count=count, asked=not vague)
-    if not topic and before and giving_back.REMOVED.search(text[: match.start()]):
-        return Intent(
-            "restore", before, window, asked=not unsure
-        )  # "you deleted X, undo that"
-    # "everything after X, undo it": the thing named before the command
-    named_by = _clean(rest if topic else text[: match.start()])
+    if command.lastgroup != "undo":
+        return None
+    first = re.split(r"[.;!?,]", clean(rest), maxsplit=1)[0]  # "nuke it all. ok."
+    if how_many.EVERYTHING.fullmatch(clean(first)):
+        return Intent("before", "", window)  # before every change: forget it all
+    first = how_many.TRAILING.sub("", first)  # "your last 4 changes lol"
+    # "the last 2? they're both wrong"
+    few = how_many.LAST_FEW.fullmatch(clean(first))
+    times = few and (few["count"].lower().startswith("x") or few["times"])
+    if few and (few["recent"] or few["after"] or few["noun"] or times):
+        vague = few["count"].lower().removeprefix("a ").split()[0] in (
+            "few",
+            "several",
+            "some",
+        )
+        return Intent("undo", "", window, count=_count(few["count"]), asked=not vague)
+    return None
+
+
+# what an undo of a change names: "undo deleting X" restores X
+_UNDO_OF: tuple[tuple[re.Pattern[str], Kind], ...] = (
+    (giving_back.REMOVAL, "restore"),
+    (giving_back.REPLACING, "restore"),
+    (how_many.SINCE, "before"),
+)
+
+
+def _undo_of(
+    text: str,
+    command: re.Match[str],
+    rest: str,
+    topic: str,
+    before: str,
+    window: TimeWindow | None,
+    *,
+    asked: bool,
+) -> Intent:
+    """An undo of what the command names, or a restore or a go-back when what
+    it names is a removal or everything since: "you deleted X, undo that",
+    "undo the change that replaced X", "everything after X, undo it"."""
+    said_before = text[: command.start()]
+    if not topic and before and giving_back.REMOVED.search(said_before):
+        return Intent("restore", before, window, asked=asked)
+    named_by = clean(rest if topic else said_before)
     for pattern, kind in _UNDO_OF:
         found = pattern.match(named_by)
-        if found and _topic(named_by[found.end() :]):
-            return Intent(
-                kind, _topic(named_by[found.end() :]), window, asked=not unsure
-            )
+        if found and topic_of(named_by[found.end() :]):
+            return Intent(kind, topic_of(named_by[found.end() :]), window, asked=asked)
     if topic:
-        return Intent("undo", topic, window, asked=not unsure)
+        return Intent("undo", topic, window, asked=asked)
     # what the command names lies in the sentences just before it
-    just_before = _topic(last_sentence(text[: match.start()]))
-    return Intent("undo", before, window, asked=not unsure, named=just_before)
+    just_before = topic_of(last_sentence(said_before))
+    return Intent("undo", before, window, asked=asked, named=just_before)
 
 
 def _about_the_tool(plain: str, rest: str) -> bool:
     """Whether a question asks what the tool can do ("can you undo things?",
     "can you bring back deleted memories?"), `rest` being what follows its verb."""
     return "?" in plain and bool(
-        nothing.GENERIC.fullmatch(_clean(rest.split("?", 1)[0]))
+        nothing.GENERIC.fullmatch(clean(rest.split("?", 1)[0]))
     )
 
 
@@ -561,20 +508,27 @@ def _count(word: str) -> int:
     return int(word) if word.isdigit() else NUMBERS[word]
 
 
-def _without_command(text: str, plain: str, window: TimeWindow | None) -> Intent:
+def _without_command(
+    text: str, plain: str, window: TimeWindow | None, *, held: bool
+) -> Intent:
     """A request with no undo command: an undo of what it names if it says
     the memory is wrong ("the Mars thing was a joke") or asks to be rid of it
     ("bin the gym stuff"), a restore if it says something was removed ("you
     dropped my dentist"), and nothing if it only asks, thanks, asks for
-    something else, or asks that a memory stay. A memory only named, or news
-    ("my peanut allergy", "I'm vegan now"), is an undo not `asked` for."""
+    something else, asks that a memory stay, or `held` back its command. A
+    memory only named, or news ("my peanut allergy", "I'm vegan now"), is an
+    undo not `asked` for; the one named after a command held back, an undo:
+    "no need to delete the cat, just the dog"."""
+    just = kept.JUST_THIS.search(text)
+    if just and (held or kept.KEEPS.search(text)):
+        return Intent("undo", topic_of(just["thing"]), window)
     removed = giving_back.REMOVED.search(text)
-    topic = _topic(giving_back.REMOVED.sub(" ", text) if removed else text)
-    if not topic:
+    topic = topic_of(giving_back.REMOVED.sub(" ", text) if removed else text)
+    if held or not topic:
         return Intent("none", "", window)
     if removed:  # "you deleted my address, thanks for that": no wish said
         return Intent("restore", topic, window, asked=not nothing.THANKS.search(plain))
-    asks = nothing.QUESTION.search(_clean(plain)) or plain.rstrip().endswith("?")
+    asks = nothing.QUESTION.search(clean(plain)) or plain.rstrip().endswith("?")
     denied = verdict.DENIES.search(plain.rpartition("?")[2])  # "...?? I'm not"
     objects = verdict.OBJECTS.search(plain)
     if objects and others.QUOTING.search(plain[: objects.start()]):
@@ -603,11 +557,35 @@ def _command(text: str, start: int = 0) -> re.Match[str] | None:
     match = next(filter(None, (c.search(text, start) for c in commands.CLAUSES)), None)
     if match is None or match.lastgroup != "when":
         return match
-    later = _command(text, match.end() + 1)
-    return later if later is not None and later.lastgroup != "back" else match
+    following = _command(text, match.end() + 1)
+    if following is not None and following.lastgroup != "back":
+        return following
+    return match
 
 
-def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Intent:
+def _give_back(
+    text: str, plain: str, give: re.Match[str], window: TimeWindow | None
+) -> Intent:
+    """An ask for something back ("put my old job back"), unless taken back
+    after ("bring back the old address... nah, it's fine as is") or a question
+    about the tool ("can you bring back deleted memories?"); not asked when
+    someone else wants it ("my partner thinks you should restore X")."""
+    after = corrections.CORRECTED.search(text, give.end())
+    if after and (
+        after["retract"]
+        or corrections.STAY.match(after["meant"])
+        or verdict.AFFIRMS.search(after["meant"])
+    ):
+        return Intent("none", "", window)
+    if _about_the_tool(plain, text[give.end() :]):
+        return Intent("none", "", window)
+    given = _what_comes_back(text, give, window)
+    return replace(given, asked=given.asked and not _not_asked(text[: give.start()]))
+
+
+def _what_comes_back(
+    text: str, give: re.Match[str], window: TimeWindow | None
+) -> Intent:
     """ "Put my old job back", "you deleted X, I want it back": a restore of X, or
     an undo when X is called wrong ("you got X wrong, put it back")."""
     named = give["was"] or give["obj"] or give["wanted"] or give["had"] or ""
@@ -620,9 +598,9 @@ def _give_back(text: str, give: re.Match[str], window: TimeWindow | None) -> Int
             "redo", "", window
         )  # "you shouldn't have undone that, bring it back"
     rest = text[: give.start()] + " " + named + " " + text[give.end() :]
-    topic = _topic(giving_back.NOW_SAYS.sub(" ", giving_back.REMOVED.sub(" ", rest)))
+    topic = topic_of(giving_back.NOW_SAYS.sub(" ", giving_back.REMOVED.sub(" ", rest)))
     was = give["was"]
-    if was is not None and (not topic or how_many.EVERYTHING.fullmatch(_clean(was))):
+    if was is not None and (not topic or how_many.EVERYTHING.fullmatch(clean(was))):
         return Intent(
             "at" if window else "undo", "", window
         )  # "change it back to how it was"
