@@ -29,7 +29,7 @@ from langgraph.graph import START, StateGraph
 from typing_extensions import TypedDict
 
 from langgraph_chronomem import ChronoStore, commit_context
-from langgraph_chronomem.checkpoint import ChronoCheckpointer, sql
+from langgraph_chronomem.checkpoint import ChronoCheckpointer, memory, sql
 from langgraph_chronomem.checkpoint import base as checkpoint_module
 from langgraph_chronomem.deployment import open_chronomem
 from langgraph_chronomem.errors import (
@@ -171,8 +171,8 @@ def test_constructor_rejects_bad_settings(store: ChronoStore, tmp_path: Path) ->
 def test_run_config_keys_are_langgraphs() -> None:
     from langgraph._internal._constants import CONFIG_KEY_RUNTIME, CONFIG_KEY_TASK_ID
 
-    assert checkpoint_module._RUN_KEY == CONFIG_KEY_RUNTIME
-    assert checkpoint_module._TASK_KEY == CONFIG_KEY_TASK_ID
+    assert memory.RUN_KEY == CONFIG_KEY_RUNTIME
+    assert memory.TASK_KEY == CONFIG_KEY_TASK_ID
 
 
 # -- memory positions ---------------------------------------------------------
