@@ -22,7 +22,12 @@ from psycopg_pool import ConnectionPool
 
 from benchmarks.harness.stores import CountingConnection, Traffic
 from langgraph_chronomem import ChronoCheckpointer, ChronoStore
-from testsupport.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
+from testsupport.pg import (  # noqa: F401  (fixtures)
+    PostgresServer,
+    explained_pool,
+    pg_database,
+    pg_server,
+)
 
 SCOPE = ("memories", "alice")
 
@@ -101,33 +106,17 @@ def test_a_filtered_search_at_head_reads_the_matching_rows_only(
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("ANALYZE items")
 
-    def explained(conn: psycopg.Connection[Any]) -> None:
-        conn.execute("LOAD 'auto_explain'")
-        conn.execute("SET auto_explain.log_min_duration = 0")
-
-    logged = pg_server.log.stat().st_size
-    pool: ConnectionPool[Any] = ConnectionPool(
-        url,
-        min_size=1,
-        max_size=1,
-        kwargs={"autocommit": True},
-        configure=explained,
-        open=False,
-    )
-    pool.open()
-    store = ChronoStore.from_pool(pool, scope_depth=2)
-    try:
-        for n in range(14):
-            found = store.search(SCOPE, filter={"kind": f"k{n}"}, limit=3)
-            assert [item.key for item in found] == [
-                f"m{4900 + n - 100 * j}" for j in range(3)
-            ]
-    finally:
-        store.close()
-        pool.close()
-    with pg_server.log.open() as log:
-        log.seek(logged)
-        plans = log.read().split("Query Text: ")
+    with explained_pool(pg_server, url) as (pool, log):
+        store = ChronoStore.from_pool(pool, scope_depth=2)
+        try:
+            for n in range(14):
+                found = store.search(SCOPE, filter={"kind": f"k{n}"}, limit=3)
+                assert [item.key for item in found] == [
+                    f"m{4900 + n - 100 * j}" for j in range(3)
+                ]
+        finally:
+            store.close()
+    plans = log.read().split("Query Text: ")
     searches = [plan for plan in plans if "@>" in plan.split("\n")[0]]
     assert len(searches) == 14
     for plan in searches:  # the table, through that index alone

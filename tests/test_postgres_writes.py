@@ -16,11 +16,15 @@ from typing import Any
 
 import psycopg
 from langgraph.store.base import PutOp
-from psycopg_pool import ConnectionPool
 
 from langgraph_chronomem import ChronoStore, commit_context
 from langgraph_chronomem.engine.postgres_sql import MIGRATIONS
-from testsupport.pg import PostgresServer, pg_database, pg_server  # noqa: F401  (fixtures)
+from testsupport.pg import (  # noqa: F401  (fixtures)
+    PostgresServer,
+    explained_pool,
+    pg_database,
+    pg_server,
+)
 
 SCOPE = ("memories", "alice")
 OTHER = ("memories", "bob")
@@ -138,32 +142,17 @@ def _plans_of(
     `runs` rounds of it: a session plans a statement for its values 5
     times, then decides on a plan for any values, which it keeps."""
 
-    def explained(conn: psycopg.Connection[Any]) -> None:
-        conn.execute("LOAD 'auto_explain'")
-        conn.execute("SET auto_explain.log_min_duration = 0")
-        conn.execute("SET auto_explain.log_nested_statements = on")
-
-    pool: ConnectionPool[Any] = ConnectionPool(
-        url,
-        min_size=1,
-        max_size=1,
-        kwargs={"autocommit": True},
-        configure=explained,
-        open=True,
-    )
-    store = ChronoStore.from_pool(pool, scope_depth=2)
-    try:
-        for n in range(runs):
-            work(store, n)
-        logged = server.log.stat().st_size
-        for n in range(runs, runs + 6):
-            work(store, n)
-    finally:
-        store.close()
-        pool.close()
-    with server.log.open() as log:
-        log.seek(logged)
-        return log.read()
+    with explained_pool(server, url, nested=True) as (pool, plans):
+        store = ChronoStore.from_pool(pool, scope_depth=2)
+        try:
+            for n in range(runs):
+                work(store, n)
+            plans.mark()
+            for n in range(runs, runs + 6):
+                work(store, n)
+        finally:
+            store.close()
+    return plans.read()
 
 
 def test_a_write_reads_the_scopes_head_from_its_index_not_every_commit(

@@ -37,11 +37,13 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
+from psycopg_pool import ConnectionPool
 
-__all__ = ["PostgresServer", "pg_database", "pg_server"]
+__all__ = ["PlanLog", "PostgresServer", "explained_pool", "pg_database", "pg_server"]
 
 BIN_DIR = Path(os.environ.get("CHRONOMEM_PG_BIN", "/usr/lib/postgresql/15/bin"))
 SERVER_USER = "postgres"  # the account Debian's package creates
@@ -202,6 +204,61 @@ class PostgresServer:
                 f"{program} failed ({done.returncode}):\n{done.stdout}{done.stderr}"
                 f"{server_log}"
             )
+
+
+class PlanLog:
+    """What the server logged from a mark on: with `explained_pool`, the plan of
+    every statement run since (`auto_explain`), each after a `Query Text: `."""
+
+    def __init__(self, server: PostgresServer) -> None:
+        self.server = server
+        self.mark()
+
+    def mark(self) -> None:
+        """Start here: what the server logged before is not read."""
+        self._start = self.server.log.stat().st_size
+
+    def read(self) -> str:
+        """Everything logged since the mark."""
+        with self.server.log.open() as log:
+            log.seek(self._start)
+            return log.read()
+
+
+@contextlib.contextmanager
+def explained_pool(
+    server: PostgresServer, url: str, *, nested: bool = False
+) -> Iterator[tuple[ConnectionPool[Any], PlanLog]]:
+    """A one-connection autocommit pool on `url` (a database of `server`) whose
+    every statement the server logs with its plan (`auto_explain`), also the
+    statements a function runs when `nested`; and that log, read from the
+    pool's opening on. The pool is closed on leaving.
+
+        with explained_pool(pg_server, url) as (pool, plans):
+            with ChronoStore.from_pool(pool) as store:
+                store.get(("users",), "a")
+        assert "Query Text: " in plans.read()
+    """
+
+    def explaining(conn: psycopg.Connection[Any]) -> None:
+        conn.execute("LOAD 'auto_explain'")
+        conn.execute("SET auto_explain.log_min_duration = 0")
+        if nested:
+            conn.execute("SET auto_explain.log_nested_statements = on")
+
+    plans = PlanLog(server)
+    pool: ConnectionPool[Any] = ConnectionPool(
+        url,
+        min_size=1,
+        max_size=1,
+        kwargs={"autocommit": True},
+        configure=explaining,
+        open=True,
+    )
+    try:
+        yield pool, plans
+    finally:
+        pool.close()
 
 
 @contextlib.contextmanager
