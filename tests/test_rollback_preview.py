@@ -161,3 +161,27 @@ def test_a_preview_reads_the_log_in_statements_that_do_not_grow_with_it(
         ran = statements(store, lambda: diff.extend(store.diff(MAYA, head, 1)))
     assert len(diff) == changed
     assert len(ran) == 5  # BEGIN, both versions checked, the rows, COMMIT
+
+
+@pytest.mark.parametrize("changed", [20, 1_200])
+def test_a_rollback_reads_the_rows_since_its_target_in_one_statement(
+    tmp_path: Path, changed: int
+) -> None:
+    """Before, a rollback found the rows since its target, then read them
+    again by id, 500 at a time: 1,200 items changed took 5 more reads."""
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        put(store, "home", {"content": "User lives in Boston"})
+        with commit_context(reason="import"):  # one commit
+            store.batch(
+                [
+                    PutOp(NOTES, f"n{i}", {"content": f"note {i}"})
+                    for i in range(changed)
+                ]
+                + [PutOp(MAYA, "home", {"content": "User moved to Lisbon"})]
+            )
+        ran = statements(store, lambda: store.rollback(MAYA, to=1))
+        after = {(item.namespace, item.key): item.value for item in store.search(())}
+    assert after == {(MAYA, "home"): {"content": "User lives in Boston"}}
+    assert sum("GROUP BY i.namespace, i.key" in sql for sql in ran) == 1
+    by_id = "e.id = items.id) FROM items WHERE id IN"  # rows read again by id
+    assert not [sql for sql in ran if by_id in sql]

@@ -153,6 +153,16 @@ def _marks(values: Sequence[Any]) -> str:
     return ",".join("?" * len(values))
 
 
+def _row_fields(row: str) -> str:
+    """The columns of the `items` row named `row` that `rows._Row` holds, in
+    its order, with why its value was erased."""
+    return (
+        f"{row}.id, {row}.namespace, {row}.key, {row}.version, {row}.value, "
+        f"{row}.created_at, {row}.updated_at, {row}.ttl_minutes, "
+        f"{row}.index_fields, (SELECT e.why FROM erased AS e WHERE e.id = {row}.id)"
+    )
+
+
 # The `items` rows `i` that commits `c` wrote: the id range each records, read by
 # primary key. The range holds only its rows where one writer at a time takes ids
 # (SQLite); the scope and version keep it exact where concurrent commits
@@ -451,14 +461,16 @@ class Dialect:
         "INSERT INTO commits (scope, version, parent, created_at, author, reason, op, "
         "target, labels, first_id, last_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
     )
-    # Per item written in (lo, hi]: the row its first write replaced, and its
-    # last row. An item's rows get higher ids as its versions grow.
+    # Per item written in (lo, hi]: the row its first write replaced (all NULL
+    # for none), then its last row, in item order. An item's rows get higher
+    # ids as its versions grow.
     ITEM_ENDS_IN_RANGE = (
-        "SELECT f.prev_id, g.last_id FROM (SELECT min(i.id) AS first_id, "
-        f"max(i.id) AS last_id FROM {_ROWS} WHERE {_ROWS_OF_C} "
+        f"SELECT {_row_fields('p')}, {_row_fields('h')} FROM (SELECT min(i.id) "
+        f"AS first_id, max(i.id) AS last_id FROM {_ROWS} WHERE {_ROWS_OF_C} "
         f"AND c.scope = ? AND c.version > ? AND c.version <= ? AND {_NOT_PROPOSED} "
         "GROUP BY i.namespace, i.key) AS g "
-        "JOIN items AS f ON f.id = g.first_id ORDER BY f.namespace, f.key"
+        "JOIN items AS f ON f.id = g.first_id JOIN items AS h ON h.id = g.last_id "
+        "LEFT JOIN items AS p ON p.id = f.prev_id ORDER BY f.namespace, f.key"
     )
     CHANGES_IN_RANGE = (
         f"SELECT i.version, i.namespace, i.key, i.value, p.value, {_ERASED_NEW}, "
@@ -670,10 +682,7 @@ class Dialect:
 
     def items_by_id(self, ids: Sequence[int]) -> Statement:
         return Statement(
-            "SELECT id, namespace, key, version, value, created_at, updated_at, "
-            "ttl_minutes, index_fields, "
-            "(SELECT e.why FROM erased AS e WHERE e.id = items.id) "
-            f"FROM items WHERE id IN ({_marks(ids)})",
+            f"SELECT {_row_fields('items')} FROM items WHERE id IN ({_marks(ids)})",
             ids,
         )
 

@@ -57,18 +57,16 @@ class TravelOps(TransactionCore):
 
         The row at `lo` is `None` when the item did not exist then; the row at
         `hi` has `value=None` when it does not exist at `hi`. Cost: the rows
-        written in (lo, hi], never the size of the scope.
+        written in (lo, hi], never the size of the scope, in one statement.
         """
-        ends = self.cur.execute(
-            self.sql.ITEM_ENDS_IN_RANGE, (scope_text(scope), lo, hi)
-        ).fetchall()
-        rows = self._rows_by_id([i for pair in ends for i in pair if i is not None])
         pairs = []
-        for prev_id, last_id in ends:
-            old = rows.get(prev_id) if prev_id is not None else None
+        for row in self.cur.execute(
+            self.sql.ITEM_ENDS_IN_RANGE, (scope_text(scope), lo, hi)
+        ):
+            old = None if row[0] is None else _Row(*row[:10])
             if old is not None and old.value is None and old.erased is None:
                 old = None  # a deletion: the item did not exist at `lo`
-            pairs.append((old, rows[last_id]))
+            pairs.append((old, _Row(*row[10:])))
         return pairs
 
     def diff(self, scope: Namespace, v1: int, v2: int) -> list[Change]:
