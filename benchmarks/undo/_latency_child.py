@@ -1,19 +1,18 @@
-"""The process of one tree that `undo_latency.py --before` starts: build the
-store, or time every request on a copy of it, and print the result as JSON.
+"""The process of one tree that `undo_latency.py --before` starts
+(`benchmarks.harness.trees.TreeProcess`): each call, in a fresh fork of it,
+builds the store (`_build DIR SIZE SEED`) or times every request on a copy of
+it (`_time DIR ROUNDS START`).
 
-It imports the package from the tree it is run for
-(`benchmarks.harness.trees`), and from this checkout only the workload, so an
-older tree's package runs the same requests as this one's.
-
-    python benchmarks/undo/_latency_child.py _build DIR SIZE SEED
-    python benchmarks/undo/_latency_child.py _time DIR ROUNDS START
+It imports the package from the tree it is run for, and from this checkout
+only the workload, so an older tree's package runs the same requests as this
+one's.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +22,11 @@ if __package__ in (None, ""):  # run as a script, for the tree `run_in_tree` nam
 
     use_package_of_tree()
 
+from benchmarks.harness.trees import SERVE, serve
 from benchmarks.undo.undo_workload import REQUESTS, TARGET, build_history, scope_of
 from langgraph_chronomem import ChronoStore
 
-__all__ = ["child_build", "child_time"]
+__all__ = ["child_build", "child_time", "run"]
 
 
 def child_build(directory: str, size: int, seed: int) -> dict[str, Any]:
@@ -76,9 +76,13 @@ def child_time(directory: str, rounds: int, start: int) -> dict[str, Any]:
     return {"ms": taken, "cpu_ms": cpu, "outcomes": outcomes}
 
 
-if __name__ == "__main__":
-    mode, where, first, second = sys.argv[1:]
+def run(args: Sequence[str]) -> dict[str, Any]:
+    """One call: `_build DIR SIZE SEED` or `_time DIR ROUNDS START`."""
+    mode, where, first, second = args
     if mode == "_build":
-        print(json.dumps(child_build(where, int(first), int(second))))
-    else:
-        print(json.dumps(child_time(where, int(first), int(second))))
+        return child_build(where, int(first), int(second))
+    return child_time(where, int(first), int(second))
+
+
+if __name__ == "__main__" and sys.argv[1:] == [SERVE]:
+    serve(run)

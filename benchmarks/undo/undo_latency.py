@@ -17,10 +17,11 @@ times, end to end and stage by stage. Target: p50 under 150 ms at 10k commits.
 With `--before DIR` (a `git worktree` of an older commit) it instead compares the
 two trees on one store: the older tree builds and indexes it (a newer one can
 open an older schema, not the reverse), each tree gets a copy, and every round
-times every request once in a process of each tree, the order alternating, so
-the two run side by side under the same load. It also checks that both trees
-resolve every request alike: the same candidates, actions, targets, counts and
-previewed items.
+times every request once in a fresh process of each tree (a fork of one that
+imported that tree's package once), the order alternating, so the two run side
+by side under the same load. It also checks that both trees resolve every
+request alike: the same candidates, actions, targets, counts and previewed
+items.
 
 Method: each store is written with `synchronous=NORMAL` (building is not what is
 measured), closed, and reopened as it comes (`synchronous=FULL`). Every request is
@@ -53,7 +54,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -75,7 +76,7 @@ from benchmarks.harness.report import (
     size_label,
     write_report,
 )
-from benchmarks.harness.trees import run_in_tree
+from benchmarks.harness.trees import TreeProcess
 from benchmarks.undo.undo_stages import CALLER, WORKER, StageClock, install
 from benchmarks.undo.undo_workload import REQUESTS, TARGET, build_history, scope_of
 from langgraph_chronomem import ChronoStore
@@ -575,12 +576,6 @@ def to_json(
 # -- two trees side by side (`--before`) ------------------------------------------
 
 
-def _child(tree: Path, *args: str) -> dict[str, Any]:
-    return run_in_tree(
-        Path(__file__).resolve().parent / "_latency_child.py", tree, *args
-    )
-
-
 def _p(samples: Sequence[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -592,14 +587,30 @@ def compare(
     """This tree against `before` on one store per size; the markdown, and
     whether both resolved every request alike."""
     trees = {"after": ROOT, "before": before.resolve()}
+    child = Path(__file__).resolve().parent / "_latency_child.py"
+    with ExitStack() as stack:  # both import meanwhile
+        process = {
+            label: stack.enter_context(TreeProcess(child, tree))
+            for label, tree in trees.items()
+        }
+        return _compare(settings, process, parent, log)
+
+
+def _compare(
+    settings: Settings,
+    process: Mapping[str, TreeProcess],
+    parent: Path,
+    log: Callable[[str], None],
+) -> tuple[str, bool]:
+    trees = list(process)
     lines: list[str] = []
     alike = True
     for size in settings.sizes:
         built = parent / f"built-{size}"
-        _child(trees["before"], "_build", str(built), str(size), str(settings.seed))
+        process["before"].call("_build", str(built), str(size), str(settings.seed))
         for label in trees:
             shutil.copytree(built, parent / f"{label}-{size}")
-        log(f"built {size} with {before}")
+        log(f"built {size} with {process['before'].tree}")
         taken: dict[str, dict[int, list[float]]] = {label: {} for label in trees}
         cpu: dict[str, dict[int, list[float]]] = {label: {} for label in trees}
         outcomes: dict[str, Any] = {}
@@ -608,10 +619,9 @@ def compare(
             loads.append(os.getloadavg()[0])
             order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
             for label in order:
-                got = _child(
-                    trees[label], "_time", str(parent / f"{label}-{size}"), "1",
-                    str(round_),
-                )  # fmt: skip
+                got = process[label].call(
+                    "_time", str(parent / f"{label}-{size}"), "1", str(round_)
+                )
                 outcomes.setdefault(label, got["outcomes"])
                 for i, ms in got["ms"].items():
                     taken[label].setdefault(int(i), []).extend(ms)
