@@ -37,7 +37,7 @@ from langgraph_chronomem.checkpoint.sql import (
     metadata_json,
 )
 from langgraph_chronomem.engine.protocol import LogEngine
-from langgraph_chronomem.engine.migrations import Migration
+from langgraph_chronomem.engine.schema import Migration
 from langgraph_chronomem.engine.sql import Cursor
 from langgraph_chronomem.engine.sqlite import SqliteEngine
 from langgraph_chronomem.errors import InvalidFilterError

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from langgraph_chronomem.engine.rows import chunks
-from langgraph_chronomem.engine.migrations import Migration
+from langgraph_chronomem.engine.schema import Migration
 from langgraph_chronomem.engine.sql import Cursor, Statement
 from langgraph_chronomem.errors import InvalidFilterError, InvalidValueError
 

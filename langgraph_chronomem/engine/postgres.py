@@ -56,7 +56,7 @@ from langgraph_chronomem.engine.base import (
     SYSTEM_AUTHOR,
     LogTransaction,
 )
-from langgraph_chronomem.engine.migrations import PACKAGE_VERSION, Migration
+from langgraph_chronomem.engine.schema import PACKAGE_VERSION, Migration
 from langgraph_chronomem.engine.postgres_sql import (
     LOCK_CLASS,
     MIGRATIONS,
@@ -541,7 +541,7 @@ def _pending(cur: psycopg.Cursor[Any], steps: Sequence[Migration]) -> list[Migra
 
 def _check(cur: psycopg.Cursor[Any], steps: Sequence[Migration]) -> None:
     """Refuse a database a newer version has taken past `steps` (see
-    `migrations.check`, whose rule and message this follows)."""
+    `schema.check`, whose rule and message this follows)."""
     known = {m.name for m in steps}
 
     def component(name: str) -> str:

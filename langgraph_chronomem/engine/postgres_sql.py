@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 import psycopg
 
-from langgraph_chronomem.engine.migrations import Migration
+from langgraph_chronomem.engine.schema import Migration
 from langgraph_chronomem.engine.sql import Dialect
 from langgraph_chronomem.errors import InvalidFilterError
 

@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager
 from typing import Protocol
 
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.migrations import Migration
+from langgraph_chronomem.engine.schema import Migration
 
 __all__ = ["LogEngine"]
 

@@ -29,7 +29,7 @@ from typing import Any, NoReturn
 
 import orjson
 
-from langgraph_chronomem.engine import migrations
+from langgraph_chronomem.engine import schema
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.scrub import holding, zero_free_pages
 from langgraph_chronomem.engine.sql import Dialect
@@ -64,7 +64,7 @@ def _micros(column: str) -> str:
 
 
 MIGRATIONS = [
-    migrations.Migration(
+    schema.Migration(
         "0001_versioned_log",
         (
             """CREATE TABLE chronomem_meta (
@@ -129,7 +129,7 @@ MIGRATIONS = [
             )""",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0002_change_index",
         (
             # The undo search finds item changes, not whole commits: one row per
@@ -142,7 +142,7 @@ MIGRATIONS = [
             "DELETE FROM projections WHERE name = 'full-text'",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0003_lean_writes",
         (
             # One index finds an item's rows, HEAD (`valid_to IS NULL`) and
@@ -160,7 +160,7 @@ MIGRATIONS = [
             "ALTER TABLE commits DROP COLUMN summary",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0004_row_ranges",
         (
             # A commit records the ids of the first and last `items` row it
@@ -229,7 +229,7 @@ MIGRATIONS = [
         ),
         rebuilds=("items", "commits"),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0005_scoped_change_search",
         (
             # BM25 with each scope's own statistics, as on PostgreSQL: FTS5
@@ -265,7 +265,7 @@ MIGRATIONS = [
             END""",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0006_erased_values",
         (
             # The log rows whose value was erased (set to NULL) and why:
@@ -277,7 +277,7 @@ MIGRATIONS = [
             )""",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0007_projection_remakes",
         (
             # How many times a scope of each projection was made again (after
@@ -286,7 +286,7 @@ MIGRATIONS = [
             "ALTER TABLE projections ADD COLUMN remade INTEGER NOT NULL DEFAULT 0",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0008_rebuild_tickets",
         (
             # A rebuild request is {"scope": [...], "ticket": "..."}, no longer
@@ -300,7 +300,7 @@ MIGRATIONS = [
             ) WHERE json_array_length(rebuild) > 0""",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0009_tags",
         (
             # Names for versions (engine/tags.py); `seq` is the tagged commit's.
@@ -314,7 +314,7 @@ MIGRATIONS = [
             )""",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0010_lean_change_index",
         (
             # The change index keeps only what BM25 reads, at a third of the
@@ -352,7 +352,7 @@ MIGRATIONS = [
             END""",
         ),
     ),
-    migrations.Migration(
+    schema.Migration(
         "0011_integer_times",
         (
             # Times as microseconds since the epoch (`values.encode_micros`),
@@ -658,7 +658,7 @@ def _refuse_foreign(conn: sqlite3.Connection, path: Path) -> None:
             "AND name NOT LIKE 'sqlite_%' ORDER BY name"
         )
     ]
-    # Every store has migrations.py's record table, from before its first step.
+    # Every store has schema.py's record table, from before its first step.
     if tables and "chronomem_migrations" not in tables:
         shown = ", ".join(tables[:5]) + (", ..." if len(tables) > 5 else "")
         raise StorageError(
@@ -782,12 +782,12 @@ class SqliteEngine:
             )
         return depth
 
-    def _migrate(self, steps: Sequence[migrations.Migration]) -> list[str]:
+    def _migrate(self, steps: Sequence[schema.Migration]) -> list[str]:
         """Apply pending named migrations; a read-only open only checks them."""
         if not self.read_only:
-            return migrations.apply(self.conn, steps)
-        migrations.check(self.conn, steps)
-        missing = [m.name for m in migrations.pending(self.conn, steps)]
+            return schema.apply(self.conn, steps)
+        schema.check(self.conn, steps)
+        missing = [m.name for m in schema.pending(self.conn, steps)]
         if missing:
             raise ConfigError(
                 f"this store needs upgrading ({', '.join(missing)}), which a "
@@ -873,7 +873,7 @@ class SqliteEngine:
             self.conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             self._polling = False
 
-    def migrate(self, steps: Sequence[migrations.Migration]) -> list[str]:
+    def migrate(self, steps: Sequence[schema.Migration]) -> list[str]:
         """Apply another component's named migrations (the checkpointer's) on
         this connection, under its lock. Returns the names applied.
 
