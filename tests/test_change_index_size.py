@@ -38,7 +38,7 @@ def test_a_store_indexed_before_opens_and_finds_its_changes(tmp_path: Path) -> N
     path = tmp_path / "log.sqlite3"
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
-    schema.apply(conn, [m for m in MIGRATIONS if m.name < "0010"])
+    schema.apply(schema.SqliteSchema(conn), [m for m in MIGRATIONS if m.name < "0010"])
     conn.execute("INSERT INTO chronomem_meta VALUES ('scope_depth', '2')")
     conn.execute("BEGIN")
     _moves(LogTransaction(conn.cursor(), SqliteDialect(), 2, omit_expired=False))

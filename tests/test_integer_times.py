@@ -65,7 +65,7 @@ def test_a_store_written_with_text_times_reads_the_same_after(tmp_path: Path) ->
     path = tmp_path / "log.sqlite3"
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
-    schema.apply(conn, [m for m in MIGRATIONS if m.name < "0011"])
+    schema.apply(schema.SqliteSchema(conn), [m for m in MIGRATIONS if m.name < "0011"])
     conn.execute("INSERT INTO chronomem_meta VALUES ('scope_depth', '2')")
     conn.execute("BEGIN")
     old = LogTransaction(conn.cursor(), _TextTimes(), 2, omit_expired=False)

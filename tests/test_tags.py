@@ -196,7 +196,7 @@ def test_a_store_made_before_tags_gets_them_when_opened(tmp_path: Path) -> None:
     conn = sqlite3.connect(path / DATABASE_FILE, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     before = [m for m in MIGRATIONS if m.name < "0009_tags"]
-    schema.apply(conn, before)
+    schema.apply(schema.SqliteSchema(conn), before)
     conn.execute("INSERT INTO chronomem_meta VALUES ('scope_depth', '2')")
     conn.close()
     with ChronoStore.from_path(path) as store:

@@ -75,7 +75,7 @@ def old_database(directory: Path) -> Path:
     path = directory / DATABASE_FILE
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
-    assert schema.apply(conn, MIGRATIONS[:2]) == [
+    assert schema.apply(schema.SqliteSchema(conn), MIGRATIONS[:2]) == [
         "0001_versioned_log",
         "0002_change_index",
     ]
@@ -132,8 +132,10 @@ def test_a_0003_database_gets_row_ranges_and_keeps_other_indexes(
     old_database(tmp_path)
     path = tmp_path / DATABASE_FILE
     conn = sqlite3.connect(path, isolation_level=None)
-    assert schema.apply(conn, MIGRATIONS[:3]) == ["0003_lean_writes"]
-    schema.apply(conn, CHECKPOINT_MIGRATIONS)
+    assert schema.apply(schema.SqliteSchema(conn), MIGRATIONS[:3]) == [
+        "0003_lean_writes"
+    ]
+    schema.apply(schema.SqliteSchema(conn), CHECKPOINT_MIGRATIONS)
     conn.close()
     with ChronoStore.from_path(tmp_path) as store:
         assert [c.version for c in store.log(ALICE)] == [5, 4, 3, 2, 1]
@@ -164,7 +166,9 @@ def test_rebuild_requests_stored_before_tickets_still_ask(tmp_path: Path) -> Non
     ticketed request as a scope named "scope", so it refuses the database)."""
     conn = sqlite3.connect(tmp_path / DATABASE_FILE, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
-    schema.apply(conn, [m for m in MIGRATIONS if m.name < "0008_rebuild"])
+    schema.apply(
+        schema.SqliteSchema(conn), [m for m in MIGRATIONS if m.name < "0008_rebuild"]
+    )
     conn.execute("INSERT INTO chronomem_meta VALUES ('scope_depth', '2')")
     asked = '[["memories", "alice"], ["memories", "alice"], ["memories", "bob"]]'
     conn.executemany(

@@ -56,7 +56,6 @@ from langgraph_chronomem.engine.base import (
     SYSTEM_AUTHOR,
     LogTransaction,
 )
-from langgraph_chronomem.engine.schema import PACKAGE_VERSION, Migration
 from langgraph_chronomem.engine.postgres_sql import (
     LOCK_CLASS,
     MIGRATIONS,
@@ -65,6 +64,7 @@ from langgraph_chronomem.engine.postgres_sql import (
     WriteDialect,
 )
 from langgraph_chronomem.engine.rows import _NewRow, _Written, scope_text
+from langgraph_chronomem.engine.schema import Migration, Rows, apply
 from langgraph_chronomem.engine.types import CommitMeta, Namespace, Op, Write
 from langgraph_chronomem.engine.values import encode_time, utc
 from langgraph_chronomem.errors import ConfigError, ReadOnlyError, StorageError
@@ -72,7 +72,6 @@ from langgraph_chronomem.errors import ConfigError, ReadOnlyError, StorageError
 __all__ = ["Conn", "PostgresEngine"]
 
 _MIGRATION_LOCK = 0  # the advisory lock's second key while applying migrations
-_TABLE = "chronomem_migrations"
 
 # -- the engine ------------------------------------------------------------------
 
@@ -317,16 +316,8 @@ class PostgresEngine:
     def _migrate(self, steps: Sequence[Migration]) -> list[str]:
         try:
             with self._connection() as conn:
-                cur = conn.cursor(row_factory=tuple_row)
-                _check(cur, steps)
-                missing = [m.name for m in _pending(cur, steps)]
-                if missing and self.read_only:
-                    raise ConfigError(
-                        f"this store needs upgrading ({', '.join(missing)}), "
-                        "which a read-only open cannot do: open it once "
-                        "without read_only=True"
-                    )
-                return _apply(cur, steps) if missing else []
+                db = PostgresSchema(conn.cursor(row_factory=tuple_row))
+                return apply(db, steps, read_only=self.read_only)
         except _LOST as exc:
             raise self._fault(exc, committing=True) from exc
 
@@ -524,80 +515,33 @@ def _describe(conn: ConnectionPool[Any] | psycopg.Connection[Any]) -> str:
 # -- migrations ------------------------------------------------------------------
 
 
-def _records(cur: psycopg.Cursor[Any]) -> list[tuple[str, str | None]]:
-    """(name, package version) of the steps applied, oldest first. Reads only."""
-    exists = cur.execute("SELECT to_regclass(%s)", (_TABLE,)).fetchone()
-    if exists is None or exists[0] is None:
-        return []
-    return cur.execute(
-        f"SELECT name, package_version FROM {_TABLE} ORDER BY applied_at"
-    ).fetchall()
+class PostgresSchema:
+    """A connection as the schema runner's `SchemaDatabase`: servers opening a
+    new database at once take turns on an advisory lock."""
 
+    mark = "%s"
 
-def _pending(cur: psycopg.Cursor[Any], steps: Sequence[Migration]) -> list[Migration]:
-    done = {name for name, _ in _records(cur)}
-    return [m for m in steps if m.name not in done]
+    def __init__(self, cur: psycopg.Cursor[Any]) -> None:
+        self.cur = cur
 
+    def execute(self, sql: str, params: Sequence[object] | None = None) -> Rows:
+        return self.cur.execute(sql, params)
 
-def _check(cur: psycopg.Cursor[Any], steps: Sequence[Migration]) -> None:
-    """Refuse a database a newer version has taken past `steps` (see
-    `schema.check`, whose rule and message this follows)."""
-    known = {m.name for m in steps}
+    def has_table(self, name: str) -> bool:
+        found = self.cur.execute("SELECT to_regclass(%s)", (name,)).fetchone()
+        return found is not None and found[0] is not None
 
-    def component(name: str) -> str:
-        return name[: len(name) - len(name.lstrip("abcdefghijklmnopqrstuvwxyz_"))]
+    def begin(self) -> None:
+        self.cur.execute("BEGIN")
+        self.cur.execute(
+            "SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, _MIGRATION_LOCK)
+        )
 
-    components = {component(name) for name in known}
-    newer = [
-        (name, version)
-        for name, version in _records(cur)
-        if name not in known and component(name) in components
-    ]
-    if not newer:
-        return
-    name, version = newer[-1]
-    this = f"langgraph-chronomem {PACKAGE_VERSION or '(source tree)'}"
-    fix = (
-        f"pip install 'langgraph-chronomem>={version}'"
-        if version
-        else "pip install -U langgraph-chronomem"
-    )
-    raise ConfigError(
-        f"this database was upgraded by langgraph-chronomem {version or '(newer)'} "
-        f"(schema step {name!r}), which {this} cannot read safely; upgrade to "
-        f"open it: {fix}"
-    )
+    def commit(self) -> None:
+        self.cur.execute("COMMIT")
 
+    def roll_back(self) -> None:
+        _roll_back(self.cur)
 
-def _apply(cur: psycopg.Cursor[Any], steps: Sequence[Migration]) -> list[str]:
-    """Apply each pending step in one transaction with its record; servers
-    opening a new database at once take turns on an advisory lock."""
-    applied = []
-    for migration in _pending(cur, steps):
-        cur.execute("BEGIN")
-        try:
-            cur.execute(
-                "SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_CLASS, _MIGRATION_LOCK)
-            )
-            cur.execute(
-                f"CREATE TABLE IF NOT EXISTS {_TABLE} (name TEXT PRIMARY KEY, "
-                "applied_at TEXT NOT NULL, package_version TEXT)"
-            )
-            if migration.name not in {name for name, _ in _records(cur)}:
-                for statement in migration.statements:
-                    cur.execute(statement)
-                cur.execute(
-                    f"INSERT INTO {_TABLE} (name, applied_at, package_version) "
-                    "VALUES (%s, %s, %s)",
-                    (
-                        migration.name,
-                        datetime.now(timezone.utc).isoformat(),
-                        PACKAGE_VERSION,
-                    ),
-                )
-                applied.append(migration.name)
-        except BaseException:
-            _roll_back(cur)
-            raise
-        cur.execute("COMMIT")
-    return applied
+    def kept(self, migration: Migration) -> list[str]:
+        return []  # a rebuilt table's indexes are the steps' own

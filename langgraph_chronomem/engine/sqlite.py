@@ -784,16 +784,9 @@ class SqliteEngine:
 
     def _migrate(self, steps: Sequence[schema.Migration]) -> list[str]:
         """Apply pending named migrations; a read-only open only checks them."""
-        if not self.read_only:
-            return schema.apply(self.conn, steps)
-        schema.check(self.conn, steps)
-        missing = [m.name for m in schema.pending(self.conn, steps)]
-        if missing:
-            raise ConfigError(
-                f"this store needs upgrading ({', '.join(missing)}), which a "
-                "read-only open cannot do: open it once without read_only=True"
-            )
-        return []
+        return schema.apply(
+            schema.SqliteSchema(self.conn), steps, read_only=self.read_only
+        )
 
     @contextmanager
     def _storage_faults(self, *, wrote: bool) -> Iterator[None]:
