@@ -33,9 +33,10 @@ __all__ = [
 # ours; the other is the scope's hash. Two scopes sharing a hash only queue.
 LOCK_CLASS = 0x6368726F
 
-# `LogTransaction._write` (base.py), the one place versions are made, as the
+# `LogTransaction._write` (writes.py), the one place versions are made, as the
 # server runs it: created by schema step 0003, replaced by 0004 (this text)
-# and by 0011 (`_LEAN_WRITE_FUNCTION`).
+# and by 0011 (`_LEAN_WRITE_FUNCTION`). tests/test_engines_agree.py runs the
+# same writes through both and compares every row they leave.
 _WRITE_FUNCTION = f"""chronomem_write(
                 scope_name TEXT, timeout_ms INTEGER, op_name TEXT, stamp TEXT,
                 now_s DOUBLE PRECISION, author_name TEXT, reason_text TEXT,
