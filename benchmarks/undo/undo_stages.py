@@ -28,6 +28,7 @@ from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.travel import TravelOps
 from langgraph_chronomem.search import resolve as resolve_module
+from langgraph_chronomem.search import topicless
 from langgraph_chronomem.search.resolve import Resolver
 from langgraph_chronomem.search.vectors import VectorIndex
 
@@ -41,9 +42,9 @@ CALLER = {  # stage -> what it is; the caller's thread, in the order resolve run
     "rrf + load commits": "contrast vectors (kept in memory), RRF (`Resolver._fuse`)",
     "rerank": "FlashRank rerank of the top K (`Resolver._rerank`)",
     "decide: effects": "what acting on each candidate changes: rollback previews "
-    "(`TravelOps.previews`, one read for all), revert effects (`Resolver._effect`)",
+    "(`TravelOps.previews`, one read for all), revert effects (`search.effect`)",
     "decide: rest": "loading candidate commits, the rule to act",
-    "shortcut": "`_latest` / `_redo`: requests with no topic, or redo",
+    "shortcut": "`topicless.latest` / `redo`: requests with no topic, or redo",
     "txn + glue": "read transactions' BEGIN/COMMIT, lock waits, glue code",
 }
 WORKER = {
@@ -162,13 +163,15 @@ def install(stores: list[ChronoStore], clock: StageClock) -> Callable[[], None]:
     patch(Resolver, "_fuse", lambda f: span("rrf + load commits", f))
     patch(Resolver, "_rerank", lambda f: span("rerank", f))
     patch(Resolver, "_decide", lambda f: span("decide: rest", f))
-    patch(Resolver, "_latest", lambda f: span("shortcut", f))
-    patch(Resolver, "_redo", lambda f: span("shortcut", f))
+    patch(resolve_module, "latest", lambda f: span("shortcut", f))
+    for module in (resolve_module, topicless):  # a redo, also one after an undo
+        patch(module, "redo", lambda f: span("shortcut", f))
     patch(Resolver, "_dense", lambda f: span("dense: glue", f))
     patch(VectorIndex, "catch_up", lambda f: span("dense: catch-up check", f))
     patch(VectorIndex, "query_changes", lambda f: span("dense: chroma query", f))
 
-    patch(Resolver, "_effect", lambda f: staticmethod(span("decide: effects", f)))
+    for module in (resolve_module, topicless):  # both call `search.effect`
+        patch(module, "effect", lambda f: span("decide: effects", f))
     patch(TravelOps, "previews", lambda f: span("decide: effects", f))
 
     for store in stores:

@@ -30,10 +30,12 @@ __all__ = [
     "Action",
     "Candidate",
     "Mode",
+    "Pick",
     "Resolution",
     "ResolverConfig",
     "StageScores",
     "coverage",
+    "plan",
     "stem",
     "words_of",
 ]
@@ -56,6 +58,19 @@ PLAN: dict[str, tuple[str, int, Action]] = {
     "at": ("new", 0, "rollback"),  # "go back to when I got the dog"
     "still": ("old", -1, "rollback"),  # "back to when I still ate meat"
 }
+
+
+def plan(kind: str, mode: Mode) -> tuple[str, int, Action]:
+    """`PLAN[kind]`, its action the one `mode` forces for a request that names
+    a change (`undo`, `restore`, `before`) when it is not `auto`.
+
+        >>> plan("undo", "rollback")
+        ('new', -1, 'rollback')
+    """
+    side, offset, action = PLAN[kind]
+    if mode != "auto" and kind in ("undo", "restore", "before"):
+        action = mode
+    return side, offset, action
 
 
 @dataclass(frozen=True)
@@ -206,6 +221,15 @@ class Candidate:
         """The fields of a record the candidate is about (`"12.1/diet"`), or
         `()` for whole items."""
         return self.changes[0].fields if len(self.changes) == 1 else ()
+
+
+@dataclass
+class Pick:
+    """A change in the making: its log row, and what each stage said."""
+
+    row_id: int
+    version: int
+    scores: StageScores
 
 
 @dataclass(frozen=True)
