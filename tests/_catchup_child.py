@@ -31,17 +31,18 @@ INDEX = {"dims": 16, "embed": slow_embed, "fields": ["text"]}
 
 def main(path: str, url: str, go: str) -> int:
     from langgraph_chronomem import ChronoStore
-    from langgraph_chronomem.search.vectors import CHANGES, VectorIndex
+    from langgraph_chronomem.search.project import Projector
+    from langgraph_chronomem.search.vectors import CHANGES
     from tests._catchup_child import INDEX  # the parent's embedder, not __main__'s
 
     embedded = [0]
-    add = VectorIndex._add_changes
+    add = Projector.add_changes
 
-    def counting(self: VectorIndex, rows: Any) -> None:
+    def counting(self: Projector, rows: Any) -> None:
         embedded[0] += len(rows)
         add(self, rows)
 
-    VectorIndex._add_changes = counting  # type: ignore[method-assign]
+    Projector.add_changes = counting  # type: ignore[method-assign]
     print("ready", flush=True)
     deadline = time.monotonic() + 120
     while not Path(go).exists():

@@ -44,29 +44,30 @@ def _die(*_: Any, **__: Any) -> None:
 
 
 def arm(point: str) -> None:
-    from langgraph_chronomem.search.vectors import VectorIndex
+    from langgraph_chronomem.search.project import Projector
+    from langgraph_chronomem.search.vector_collections import Collections
 
     if point == "made_anew":
-        make = VectorIndex._collection
+        make = Collections.make
 
-        def make_or_die(self: VectorIndex, name: str, *, anew: bool = False) -> Any:
+        def make_or_die(self: Collections, name: str, *, anew: bool = False) -> Any:
             made = make(self, name, anew=anew)
             if anew and name.startswith("chronomem-items-"):
                 _die()
             return made
 
-        VectorIndex._collection = make_or_die  # type: ignore[method-assign]
+        Collections.make = make_or_die  # type: ignore[method-assign]
     elif point == "first_batch":
-        add = VectorIndex._add_items
+        add = Projector.add_items
         calls = []
 
-        def add_or_die(self: VectorIndex, rows: Any) -> None:
+        def add_or_die(self: Projector, rows: Any) -> None:
             calls.append(1)
             if len(calls) == 2:
                 _die()
             add(self, rows)
 
-        VectorIndex._add_items = add_or_die  # type: ignore[method-assign]
+        Projector.add_items = add_or_die  # type: ignore[method-assign]
     else:
         raise SystemExit(f"unknown kill point {point!r}")
 

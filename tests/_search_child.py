@@ -11,7 +11,7 @@ reaches them after the SQLite commit:
 - `after_commit`: before the write hands its commit to the background follower
   (`SearchIndex.after_commit`).
 - `after_delete`: in the follower, the stale vectors are deleted, the new ones
-  not yet added (`VectorIndex._add_items`).
+  not yet added (`Projector.add_items`).
 - `before_mark`: in the follower, Chroma is up to date, the projection's mark is
   not saved yet (`ProjectionFeed.advance` for the item collection).
 
@@ -69,12 +69,13 @@ def arm(point: str) -> None:
     """Make the store kill this process at `point`."""
     from langgraph_chronomem.engine.feed import ProjectionFeed
     from langgraph_chronomem.search.index import SearchIndex
-    from langgraph_chronomem.search.vectors import ITEMS, VectorIndex
+    from langgraph_chronomem.search.project import Projector
+    from langgraph_chronomem.search.vectors import ITEMS
 
     if point == "after_commit":
         SearchIndex.after_commit = _die  # type: ignore[method-assign]
     elif point == "after_delete":
-        VectorIndex._add_items = _die  # type: ignore[method-assign]
+        Projector.add_items = _die  # type: ignore[method-assign]
     elif point == "before_mark":
         advance = ProjectionFeed.advance
 

@@ -493,8 +493,8 @@ def test_a_rebuild_strikes_only_the_requests_it_saw(
         slower, other = (hashed_vectors(store, client) for _ in range(2))
         for vectors in (slower, other):
             vectors.catch_up()
-        made = slower._apply_items
-        monkeypatch.setattr(slower, "_apply_items", made_then_reset)
+        made = slower.projector.apply_items
+        monkeypatch.setattr(slower.projector, "apply_items", made_then_reset)
         store.reset(alice, to=2)
         armed.set()
         slower.catch_up()
@@ -668,7 +668,7 @@ def test_no_vector_of_a_value_redacted_meanwhile_stays(
     again without it: the late vector must not stay, or the erased text
     stays in Chroma, and is found."""
     alice = ("memories", "alice")
-    adding = f"_add_{collection}"
+    adding = f"add_{collection}"
 
     def redacted_meanwhile(rows: list[Any]) -> None:
         if rows and not redacted:
@@ -684,8 +684,8 @@ def test_no_vector_of_a_value_redacted_meanwhile_stays(
             vectors.catch_up()
         store.put(alice, "home", {"text": "w1 w2"})
         store.put(alice, "pin", {"text": "w9 w10 w11"})  # the secret
-        add = getattr(lagging, adding)
-        monkeypatch.setattr(lagging, adding, redacted_meanwhile)
+        add = getattr(lagging.projector, adding)
+        monkeypatch.setattr(lagging.projector, adding, redacted_meanwhile)
         lagging.catch_up()
         assert redacted
         kept = getattr(lagging, collection).get(include=["metadatas"])["metadatas"]

@@ -71,7 +71,7 @@ def vectors_of(store: ChronoStore) -> dict[str, Any]:
 def count_embeddings(store: ChronoStore) -> Counted:
     vectors = store._search.vectors()
     counted = Counted(vectors.embeddings)
-    vectors.embeddings = counted
+    vectors.cache.embeddings = counted
     return counted
 
 
@@ -320,8 +320,6 @@ def test_vectors_are_deleted_in_batches_as_large_as_chroma_takes(
     """A compaction that erases most of a store deletes tens of thousands of
     vectors: in calls of Chroma's largest batch, not of 500 (5,000 took 1.3 s
     in calls of 500, 0.86 s in one)."""
-    from langgraph_chronomem.search.erase import _delete
-
     vectors = store._search.vectors()
     collection = vectors.changes
     dim = len(vectors.embed(["x"])[0])
@@ -335,6 +333,6 @@ def test_vectors_are_deleted_in_batches_as_large_as_chroma_takes(
         delete(ids=ids)
 
     collection.delete = counted  # type: ignore[method-assign]
-    _delete(vectors, collection, ids)
+    vectors.collections.delete(collection, ids)
     assert calls == [1200]
     assert collection.get(ids=ids, include=[])["ids"] == []

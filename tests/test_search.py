@@ -53,7 +53,8 @@ from langgraph_chronomem.models import PAIR_SCORER, default_embeddings
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.lexical import bm25
 from langgraph_chronomem.search.resolve import ResolverConfig
-from langgraph_chronomem.search.vectors import CHANGES, ITEMS, VectorIndex, _item_id
+from langgraph_chronomem.search.vector_collections import item_id
+from langgraph_chronomem.search.vectors import CHANGES, ITEMS, VectorIndex
 from langgraph_chronomem.store import DATABASE_FILE
 from langgraph_chronomem.store.undo import apply_undo
 from tests import _search_child as child
@@ -795,7 +796,7 @@ def test_planted_stale_vectors_are_never_returned(tmp_path: Path, client: Any) -
                 metadatas=[
                     {
                         "scope": scope_key(ALICE),
-                        "item": _item_id(ALICE, key),
+                        "item": item_id(ALICE, key),
                         "row": row,
                         "key": key,
                         "ns": "memories.alice",

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator, Sequence
-from functools import partial
 from typing import Any
 
 from langgraph_chronomem.engine.feed import ProjectionFeed
@@ -33,10 +32,10 @@ __all__ = ["apply_erasures", "held"]
 def held(vectors: VectorIndex | None) -> Iterator[None]:
     """Hold every collection's lock (none without `vectors`): no catch-up of
     this store reads a rebuild request meanwhile."""
-    with contextlib.ExitStack() as held:
-        if vectors is not None:
-            for collection in vectors._collections():
-                held.enter_context(vectors._locks[collection.name])
+    if vectors is None:
+        yield
+        return
+    with vectors.collections.holding():
         yield
 
 
@@ -53,7 +52,7 @@ def apply_erasures(vectors: VectorIndex) -> int:
         return 0
     for erasure in pending:
         scope = tuple(erasure["scope"])
-        for collection in vectors._collections():
+        for collection in vectors.collections.all():
             name = collection.name
             ticket = erasure["tickets"].get(name)
             with engine.transaction(write=False) as tx:
@@ -66,7 +65,7 @@ def apply_erasures(vectors: VectorIndex) -> int:
                 _erase_items(vectors, collection, erasure["erased"])
             with engine.transaction(write=True) as tx:
                 ProjectionFeed(tx).rebuilt(name, scope, [ticket])
-        vectors._drop_copies(items=True, scope=scope)
+        vectors.kept.drop(items=True, scope=scope)
     done = {json.dumps(e["tickets"], sort_keys=True) for e in pending}
     with engine.transaction(write=True) as tx:
         tx.hold_change_index()  # as a redaction does before it adds an entry
@@ -89,23 +88,14 @@ def _erase_changes(
         rows = tx.change_rows_of(changed)
     worded = [row for row in rows if row.text.new]
     gone = [*erased, *(row.row_id for row in rows if not row.text.new)]
-    _delete(vectors, vectors.changes, [str(row_id) for row_id in gone])
-    vectors._add_changes(worded)
+    vectors.collections.delete(vectors.changes, [str(row_id) for row_id in gone])
+    vectors.projector.add_changes(worded)
 
 
 def _erase_items(vectors: VectorIndex, items: Any, erased: Sequence[int]) -> None:
     """Delete the item vectors of the erased rows (a redacted HEAD: the
     `redact` commit deleted the item; an older row's vector lingering after
     a crash), found by the row their metadata names."""
+    collections = vectors.collections
     for chunk in chunks(list(erased)):
-        where = {"row": {"$in": list(chunk)}}
-        found = vectors._call(partial(items.get, where=where, include=[]))
-        _delete(vectors, items, found["ids"])
-
-
-def _delete(vectors: VectorIndex, collection: Any, ids: Sequence[str]) -> None:
-    """Delete these vectors, as many a call as Chroma takes (measured: 5,000
-    deletions took 1.3 s in calls of 500, 0.86 s in one call)."""
-    size = vectors.client.get_max_batch_size()
-    for start in range(0, len(ids), size):
-        vectors._call(partial(collection.delete, ids=list(ids[start : start + size])))
+        collections.delete(items, collections.ids_of_rows(items, chunk))
