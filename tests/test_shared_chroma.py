@@ -23,7 +23,7 @@ from langgraph_chronomem import ChronoStore
 from langgraph_chronomem.engine.feed import VECTOR_LOG
 from langgraph_chronomem.migrate import copy_store
 from langgraph_chronomem.search.chroma import CHROMA_DIR, embedded_chroma, forget_chroma
-from langgraph_chronomem.search.index import _embedder_name
+from langgraph_chronomem.search.settings import embedder_name
 from langgraph_chronomem.search.vectors import collection_names
 from tests.test_chroma_server import client_of
 from tests.test_exact_search import assert_exact
@@ -143,9 +143,9 @@ def test_a_store_whose_collections_predate_log_names_keeps_its_vectors(
             "SELECT value FROM chronomem_meta WHERE name = ?", (VECTOR_LOG,)
         ).fetchone()
         marks = {name for (name,) in conn.execute("SELECT name FROM projections")}
-    named = set(collection_names(_embedder_name(counting), ["text"], log))
+    named = set(collection_names(embedder_name(counting), ["text"], log))
     assert named <= marks
-    assert not marks & set(collection_names(_embedder_name(counting), ["text"], None))
+    assert not marks & set(collection_names(embedder_name(counting), ["text"], None))
 
 
 def _unname(path: Path) -> None:

@@ -11,31 +11,25 @@ loads a model. LangGraph's `IndexConfig` convention decides what is embedded:
         index={"embed": OpenAIEmbeddings(), "dims": 1536, "fields": ["text"]},
     )
 
-`embed` may be a LangChain `Embeddings`, a sync or async function of a list of
-texts, or a provider string (`"openai:text-embedding-3-small"`); without it the
-default is all-MiniLM-L6-v2 (Chroma's own ONNX model, see `models.py`). Item
+What `embed` may be, and how the settings are kept: `search/settings.py`. Item
 changes (for the undo search) are embedded with the same model, HEAD items only
 when `index` is given.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import chromadb.errors
 from langchain_core.embeddings import Embeddings
-from langgraph.store.base import IndexConfig, ensure_embeddings
-from langgraph.store.base.embed import EmbeddingsLambda
+from langgraph.store.base import IndexConfig
 
 from langgraph_chronomem import models
 from langgraph_chronomem.engine.base import FULL_TEXT
@@ -52,18 +46,23 @@ from langgraph_chronomem.search.chroma import (
     forget_chroma,
     scrub_embedded,
 )
+from langgraph_chronomem.search.embedding import ItemTexts
 from langgraph_chronomem.search.erase import apply_erasures, held
 from langgraph_chronomem.search.follow import Follower
 from langgraph_chronomem.search.resolve import Resolver, ResolverConfig
-from langgraph_chronomem.search.vectors import (
-    DISTANCES,
-    Distance,
-    ItemTexts,
-    VectorIndex,
+from langgraph_chronomem.search.settings import (
+    AsyncOnlyEmbeddings,
+    IndexSettings,
+    caller_loop,
+    embedder_name,
+    embeddings_for,
+)
+from langgraph_chronomem.search.vector_collections import (
     collection_names,
     lagging,
     log_name,
 )
+from langgraph_chronomem.search.vectors import VectorIndex
 
 __all__ = [
     "SearchIndex",
@@ -91,98 +90,6 @@ _BURST_PIECE = 4  # commits read at a time by a follower step during a burst
 # Seconds `close` takes at most to write the vectors its follower embedded
 # ahead during a burst of writes that ended just before.
 _CLOSE_WRITES = 1.0
-INDEX_META = "index"  # the index settings a store was last opened with
-
-caller_loop: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
-    "chronomem_caller_loop", default=None
-)
-"""The event loop of the async store call whose worker thread is running."""
-
-
-class _AsyncOnlyEmbeddings(Embeddings):
-    """An `embed` given as an async function, usable from sync code paths.
-
-    Async store calls run their work in a worker thread; there, embedding goes
-    back to the caller's event loop, so such a model serves `arollback` and
-    `aundo` as well as `aput`. A sync call has no loop to go back to.
-    """
-
-    def __init__(self, inner: Embeddings) -> None:
-        self.inner = inner
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        loop = caller_loop.get()
-        if loop is None:
-            raise ConfigError(
-                "this store's index embeds with an async function: use the store's "
-                "async methods (aput, asearch, arollback, aundo...)"
-            )
-        coroutine = self.inner.aembed_documents(texts)
-        return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.embed_documents([text])[0]
-
-    async def aembed_documents(self, texts: list[str]) -> list[list[float]]:
-        return await self.inner.aembed_documents(texts)
-
-    async def aembed_query(self, text: str) -> list[float]:
-        return await self.inner.aembed_query(text)
-
-
-def _embeddings(embed: Any) -> Embeddings:
-    if embed is None:
-        return models.default_embeddings()
-    embeddings = ensure_embeddings(embed)
-    if (
-        isinstance(embeddings, EmbeddingsLambda)
-        and getattr(embeddings, "func", None) is None
-    ):
-        return _AsyncOnlyEmbeddings(embeddings)
-    return embeddings
-
-
-def _fields(index: Mapping[str, Any]) -> list[str]:
-    """The JSON paths to embed: `fields`, or `text_fields` as LangGraph's
-    `SqliteStore` and `PostgresStore` read it, else the whole value (`$`).
-
-    Raises:
-        ConfigError: If they are not JSON paths (strings).
-    """
-    fields = index.get("fields") or index.get("text_fields") or ["$"]
-    fields = [fields] if isinstance(fields, str) else fields
-    if not isinstance(fields, (list, tuple)) or not all(
-        isinstance(f, str) for f in fields
-    ):
-        raise ConfigError(f"index fields are JSON paths (strings), got {fields!r}")
-    return list(fields)
-
-
-def _distance(index: Mapping[str, Any]) -> Distance:
-    """The `distance_type` scores are given in, as `PostgresStore` gives them.
-
-    Raises:
-        ConfigError: For a type `PostgresStore` does not have.
-    """
-    distance = index.get("distance_type", "cosine")
-    if distance not in DISTANCES:
-        raise ConfigError(
-            f"distance_type is one of {', '.join(DISTANCES)}, got {distance!r}"
-        )
-    return cast(Distance, distance)
-
-
-def _embedder_name(embed: Any) -> str:
-    if embed is None:
-        return models.DEFAULT_EMBEDDER
-    if isinstance(embed, str):
-        return embed
-    model = getattr(embed, "model", None) or getattr(embed, "model_name", None)
-    kind = (
-        embed if callable(embed) and not isinstance(embed, Embeddings) else type(embed)
-    )
-    name = f"{kind.__module__}.{kind.__qualname__}"
-    return f"{name}:{model}" if isinstance(model, str) else name
 
 
 class SearchIndex:
@@ -214,16 +121,15 @@ class SearchIndex:
         chroma_server: ChromaServer | None = None,
         resolver: ResolverConfig | None = None,
     ) -> None:
-        if index is not None and not isinstance(index, Mapping):
-            raise ConfigError(f"index is an IndexConfig dict, got {index!r}")
+        settings = IndexSettings.of(index)
         self.engine = engine
         self.directory = directory
-        self.item_fields = None if index is None else _fields(index)
-        self.distance = _distance(index or {})
         self.config = resolver or ResolverConfig()
-        self._embed = None if index is None else index.get("embed")
-        self._unusable: str | None = None
-        self._settle_index(given=index is not None)
+        settings = settings.settled(engine, given=index is not None)
+        self.item_fields = settings.fields
+        self.distance = settings.distance
+        self._embed = settings.embed
+        self._unusable = settings.unusable
         # read on open: `kept_projections` is asked inside a transaction
         self._log = log_name(engine)
         self.item_texts = ItemTexts(self.item_fields)
@@ -243,39 +149,6 @@ class SearchIndex:
             light=functools.partial(self._follow, light=True),
         )
 
-    def _settle_index(self, *, given: bool) -> None:
-        """Record the index a store is opened with; reuse it when none is given.
-
-        Opened without `index` (e.g. by the `chronomem` command), a store whose
-        index uses the default model or a provider string reopens it as it was.
-        One whose model is a Python object cannot be rebuilt from a name: its
-        meaning operations then refuse, instead of re-embedding everything with
-        another model under a running application's feet.
-        """
-        embedder = _embedder_name(self._embed)
-        reopenable = self._embed is None or isinstance(self._embed, str)
-        with self.engine.transaction(write=given) as tx:
-            stored = tx.meta(INDEX_META)
-            if given:
-                tx.set_meta(INDEX_META, json.dumps({
-                    "embedder": embedder,
-                    "embed": self._embed if reopenable else None,
-                    "reopenable": reopenable,
-                    "fields": self.item_fields,
-                    "distance_type": self.distance,
-                }))  # fmt: skip
-        if given or stored is None:
-            return
-        settings = json.loads(stored)
-        self.distance = settings.get("distance_type", self.distance)
-        if settings["reopenable"]:
-            self._embed, self.item_fields = settings["embed"], settings["fields"]
-        else:
-            self._unusable = (
-                f"this store's index embeds with {settings['embedder']}; open it "
-                "with the same index=... to search by meaning or undo in words"
-            )
-
     @property
     def has_chroma(self) -> bool:
         """Whether there is a Chroma to hold vectors: the caller's client, a
@@ -294,7 +167,7 @@ class SearchIndex:
         if not self._follows:
             return ()
         names = collection_names(
-            _embedder_name(self._embed), self.item_fields, self._log
+            embedder_name(self._embed), self.item_fields, self._log
         )
         return tuple(name for name in names if name is not None)
 
@@ -303,7 +176,7 @@ class SearchIndex:
         `embed` given as an async function); loads no model to tell."""
         if self._embed is None or isinstance(self._embed, str):
             return False
-        return isinstance(self.embeddings, _AsyncOnlyEmbeddings)
+        return isinstance(self.embeddings, AsyncOnlyEmbeddings)
 
     @property
     def _follows(self) -> bool:
@@ -336,7 +209,7 @@ class SearchIndex:
         """The embedding model (loaded on first use)."""
         with self._lock:
             if self._embeddings is None:
-                self._embeddings = _embeddings(self._embed)
+                self._embeddings = embeddings_for(self._embed)
             return self._embeddings
 
     def vectors(self) -> VectorIndex:
@@ -371,7 +244,7 @@ class SearchIndex:
                 self.engine,
                 client,
                 embeddings,
-                _embedder_name(self._embed),
+                embedder_name(self._embed),
                 item_fields=self.item_fields,
                 distance=self.distance,
                 log=self._log,
@@ -451,7 +324,7 @@ class SearchIndex:
             return
         try:
             vectors = self.vectors()
-            if isinstance(self.embeddings, _AsyncOnlyEmbeddings):
+            if isinstance(self.embeddings, AsyncOnlyEmbeddings):
                 # Such a model answers only on the caller's event loop, which
                 # the follower has none of: catch up here, in the call's thread.
                 vectors.catch_up(changes=False, upto=vectors.last_seq())
@@ -484,10 +357,10 @@ class SearchIndex:
         processes on the log (a lease: one embeds, the others skip); one
         `asked` does it whatever the lease says."""
         applied = 0
-        names = self.kept_projections() if asked or self._opens_vectors else ()
-        if light and not (names and lagging(self.engine, names)):
+        follows = asked or self._opens_vectors
+        if light and not self._lags(follows):
             return False
-        if self._vectors is not None or (names and lagging(self.engine, names)):
+        if self._vectors is not None or self._lags(follows):
             if self._vectors is None:  # a close meanwhile need not wait for it
                 with self._follower.detached():
                     models.load_embeddings(self.embeddings)
@@ -613,9 +486,10 @@ class SearchIndex:
                     return False
         return True
 
-    def _lags(self) -> bool:
-        """Whether a collection this store keeps lags behind the log."""
-        names = self.kept_projections()
+    def _lags(self, looked_at: bool = True) -> bool:
+        """Whether a collection this store keeps lags behind the log, read in
+        the log alone (False, reading nothing, unless `looked_at`)."""
+        names = self.kept_projections() if looked_at else ()
         return bool(names) and lagging(self.engine, names)
 
     def searching(self, read: Callable[[VectorIndex], T]) -> T:
@@ -666,8 +540,7 @@ class SearchIndex:
         only the log is read to tell: the follower opens Chroma and loads the
         model in its own thread."""
         if not self.indexes_items:
-            names = self.kept_projections() if self._follows_writes else ()
-            if names and lagging(self.engine, names):
+            if self._lags(self._follows_writes):
                 self._follower.poke()
             return
         if not self.has_chroma:
