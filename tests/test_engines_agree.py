@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import pytest
 from langgraph.store.base import PutOp
 
 from langgraph_chronomem import ChronoStore, commit_context
@@ -176,20 +175,13 @@ def _task_with_an_empty_thread(store: ChronoStore) -> None:
         store.put((*SCOPE, "plan"), "step", {"text": "call mum"})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a difference found between the engines, not yet decided: "
-    "LogTransaction._write takes labels as a task only when thread_id and "
-    "task_id are both non-empty (_task_of), chronomem_write when both are "
-    "present, so PostgreSQL skips a write SQLite makes; aligning them means "
-    "a new PostgreSQL schema step",
-)
 def test_a_task_with_an_empty_thread_id_writes_the_same_on_both_engines(
     tmp_path: Path,
     pg_server: PostgresServer,  # noqa: F811
 ) -> None:
-    """The labels {"thread_id": "", "task_id": ...} name no task on SQLite
-    (the value written again is a second commit) but one on PostgreSQL."""
+    """The labels {"thread_id": "", "task_id": ...} name no task on either
+    engine: the value written again is a second commit on both (PostgreSQL
+    took them as a task before schema step 0012)."""
     on_sqlite = _sqlite_rows(tmp_path, _task_with_an_empty_thread)
     on_postgres = _postgres_rows(
         pg_server.create_database(), _task_with_an_empty_thread

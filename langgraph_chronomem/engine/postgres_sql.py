@@ -35,7 +35,7 @@ LOCK_CLASS = 0x6368726F
 
 # `LogTransaction._write` (writes.py), the one place versions are made, as the
 # server runs it: created by schema step 0003, replaced by 0004 (this text)
-# and by 0011 (`_LEAN_WRITE_FUNCTION`). tests/test_engines_agree.py runs the
+# and by 0011 and 0012 (`_lean_write_function`). tests/test_engines_agree.py runs the
 # same writes through both and compares every row they leave.
 _WRITE_FUNCTION = f"""chronomem_write(
                 scope_name TEXT, timeout_ms INTEGER, op_name TEXT, stamp TEXT,
@@ -138,13 +138,16 @@ _HEAD_AFTER_LOCK = """SELECT c.version INTO parent FROM commits AS c
 # has an index that answers it.
 _INDEXES_ONLY = "SET enable_seqscan = off"
 
+
 # `chronomem_write` as schema step 0011 makes it: the steps of 0004, with
 # fewer statements for the server to start (each costs a put 5-10 us of
 # server time): the lock and its timeout are one statement, the labels are
 # parsed once, and the check for a task that ran before is a statement only
 # when the labels name a task. (One statement for the whole write, with
 # CTEs, measured slower: 267 us of server time a put against 220.)
-_LEAN_WRITE_FUNCTION = f"""chronomem_write(
+def _lean_write_function(is_task: str) -> str:
+    """`chronomem_write` as 0011 made it, `is_task` telling when labels name a task."""
+    return f"""chronomem_write(
                 scope_name TEXT, timeout_ms INTEGER, op_name TEXT, stamp TEXT,
                 now_s DOUBLE PRECISION, author_name TEXT, reason_text TEXT,
                 target_version INTEGER, labels_text TEXT, keep_empty BOOLEAN,
@@ -177,7 +180,7 @@ _LEAN_WRITE_FUNCTION = f"""chronomem_write(
                         created TEXT, updated TEXT, fields TEXT)
                 LOOP
                     n := n + 1;
-                    IF task IS NOT NULL AND thread IS NOT NULL THEN
+                    IF {is_task} THEN
                         IF EXISTS (
                             SELECT 1 FROM items AS it JOIN commits AS c
                             ON c.scope = it.scope AND c.version = it.version
@@ -231,6 +234,7 @@ _LEAN_WRITE_FUNCTION = f"""chronomem_write(
                     ON CONFLICT (scope) DO NOTHING;
                 END IF;
             END $$"""
+
 
 MIGRATIONS = [
     Migration(
@@ -521,9 +525,10 @@ MIGRATIONS = [
         "0011_lean_writes",
         (
             # The scope's HEAD read through its index (`_INDEXES_ONLY`), and
-            # fewer statements a write (`_LEAN_WRITE_FUNCTION`); the rows
+            # fewer statements a write (`_lean_write_function`); the rows
             # written are the same.
-            "CREATE OR REPLACE FUNCTION " + _LEAN_WRITE_FUNCTION,
+            "CREATE OR REPLACE FUNCTION "
+            + _lean_write_function("task IS NOT NULL AND thread IS NOT NULL"),
             f"""CREATE OR REPLACE FUNCTION chronomem_lock_scope(
                 scope_name TEXT, timeout_ms INTEGER
             ) RETURNS INTEGER LANGUAGE plpgsql VOLATILE {_INDEXES_ONLY} AS $$
@@ -535,6 +540,17 @@ MIGRATIONS = [
                 {_HEAD_AFTER_LOCK}
                 RETURN parent;
             END $$""",
+        ),
+    ),
+    Migration(
+        "0012_tasks_need_both_ids",
+        (
+            # A task is a run's thread and task id, both non-empty, as
+            # `writes._task_of` has it: labels with an empty thread_id named
+            # a task here and not on SQLite, so a value written again was
+            # skipped here and committed there.
+            "CREATE OR REPLACE FUNCTION "
+            + _lean_write_function("task <> '' AND thread <> ''"),
         ),
     ),
 ]
