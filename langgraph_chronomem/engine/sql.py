@@ -2,9 +2,12 @@
 
 Each statement is a class attribute or a builder returning a `Statement`; the
 transaction's parts (`base.py` assembles them) only execute them, so they hold
-no SQL text.
-Dialects (`sqlite.py`, `postgres_sql.py`) subclass `Dialect` for what differs:
-JSON filters and how the full-text index makes its terms.
+no SQL text. Dialects (`sqlite_sql.py`, `postgres_sql.py`) subclass `Dialect`
+for what differs: JSON filters and how the full-text index makes its terms.
+
+Over 600 lines because it is every statement the log runs on both databases,
+in one place: what a read or a write does is all here, and a dialect holds
+only what differs.
 """
 
 from __future__ import annotations
