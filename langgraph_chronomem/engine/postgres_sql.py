@@ -1,6 +1,10 @@
 """The log's SQL on PostgreSQL: the schema, jsonb filters, and the cursor that
 runs the shared statements through psycopg. `postgres.py` holds the engine.
 
+Over 600 lines because its schema steps are kept as released (each database
+upgraded by them must read them again the same), and two of them define the
+write function `chronomem_write`, the server's copy of `writes.py`.
+
     >>> PostgresDialect().filter_conditions({"city": "Paris"})[1]
     ['{"city":"Paris"}', 'city', 'city', 'Paris']
 """
@@ -264,7 +268,7 @@ MIGRATIONS = [
                 UNIQUE (scope, version)
             )""",
             # Values stay JSON text, byte for byte what SQLite holds: equal text
-            # is an equal value (base.py relies on it) and a copy between the
+            # is an equal value (writes.py relies on it) and a copy between the
             # engines changes nothing. Filters cast to jsonb.
             """CREATE TABLE items (
                 id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
@@ -434,7 +438,7 @@ MIGRATIONS = [
     Migration(
         "0003_write_function",
         (
-            # A commit in one round trip: `LogTransaction._write` (base.py), the
+            # A commit in one round trip: `LogTransaction._write` (writes.py), the
             # one place versions are made, as the server runs it. Statement by
             # statement, a put waited for the server five times (the scope's
             # lock and HEAD, its live row, closing it, the new row, the commit).

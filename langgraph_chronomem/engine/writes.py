@@ -172,7 +172,7 @@ class WriteOps(TransactionCore):
         """Write `rows` as the scope's next version; the one place versions are
         made, but for PostgreSQL's server-side `chronomem_write` (schema step
         0003 in postgres_sql.py), which does the same steps in one round trip:
-        change both together.
+        change both together (tests/test_engines_agree.py compares the rows).
 
         A proposal (op `propose`) writes its rows with an empty validity, as a
         deletion's, and leaves the rows they would replace live: no read sees
