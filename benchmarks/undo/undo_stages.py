@@ -29,6 +29,7 @@ from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.travel import TravelOps
 from langgraph_chronomem.search import resolve as resolve_module
 from langgraph_chronomem.search import topicless
+from langgraph_chronomem.search.catchup import CatchUp
 from langgraph_chronomem.search.resolve import Resolver
 from langgraph_chronomem.search.vectors import VectorIndex
 
@@ -167,7 +168,7 @@ def install(stores: list[ChronoStore], clock: StageClock) -> Callable[[], None]:
     for module in (resolve_module, topicless):  # a redo, also one after an undo
         patch(module, "redo", lambda f: span("shortcut", f))
     patch(Resolver, "_dense", lambda f: span("dense: glue", f))
-    patch(VectorIndex, "catch_up", lambda f: span("dense: catch-up check", f))
+    patch(CatchUp, "catch_up", lambda f: span("dense: catch-up check", f))
     patch(VectorIndex, "query_changes", lambda f: span("dense: chroma query", f))
 
     for module in (resolve_module, topicless):  # both call `search.effect`
