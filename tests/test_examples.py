@@ -231,6 +231,34 @@ def test_time_travel_runs_as_a_script(tmp_path: Path) -> None:
         assert store.log(ALICE, author="time-travel") == []
 
 
+def test_edit_a_message_memory_follows_the_line_the_thread_is_on(
+    examples: Load, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert examples("edit_a_message").main(["--path", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rex, nurse = "pet=a dog called Rex", "job=nurse"
+    assert f"memory at the fork (v4): {rex}" in lines  # t1's Boston, Paris undone
+    assert f"memory on the edited line (v5): home=Lisbon, {rex}" in lines
+    # switching lines: memory is what the line wrote; t2's dog and alice's own
+    # write (no thread) stay
+    assert f"memory on the first line (v8): home=Rome, {nurse}, {rex}" in lines
+    assert f"memory on the edited line (v9): home=Lisbon, {nurse}, {rex}" in lines
+    assert f"memory on the first line (v10): home=Rome, {nurse}, {rex}" in lines
+    assert [line for line in lines if line.startswith("agent: You live in")] == [
+        "agent: You live in Paris; pet: a dog called Rex; job: nurse.",
+        "agent: You live in Lisbon; pet: a dog called Rex; job: nurse.",
+        "agent: You live in Rome; pet: a dog called Rex; job: nurse.",
+    ]  # read from memory by the graph, on each line
+    with ChronoStore.from_path(tmp_path, scope_depth=2) as store:
+        travels = store.log(ALICE, author="time-travel")
+        assert [c.version for c in travels] == [10, 9, 7, 4]
+        assert {c.labels["thread_id"] for c in travels} == {"t1"}
+        homes = [store.as_of(ALICE, v).get(ALICE, "home") for v in (4, 7, 9, 10)]
+        assert [h and h.value["content"] for h in homes] == [
+            None, "Paris", "Lisbon", "Rome"
+        ]  # fmt: skip
+
+
 def test_a_real_model_without_langchain_says_what_to_install(
     examples: Load, monkeypatch: pytest.MonkeyPatch
 ) -> None:
