@@ -91,6 +91,28 @@ def test_a_request_that_names_the_fact_acts_on_it_alone(
 
 
 @pytest.mark.parametrize(
+    ("said", "acts"),
+    [
+        ("Please bring back my bike, the 2019 Trek Domane.", True),
+        ("Please bring back my bike, the 2021 Trek Domane.", False),  # another year
+        ("I deleted my bike, can you put it back? The 2021 Trek.", False),
+    ],
+)
+def test_a_give_back_after_small_talk_holds_to_what_its_own_sentences_name(
+    store: ChronoStore, said: str, acts: bool
+) -> None:
+    """A greeting and a word about the day come first; the give-back names the
+    thing (after "bring back", or after "put it back"). A year the removed
+    memory never held makes it a near miss: offered, not brought back."""
+    store.put(ANA, key("bike"), {"content": "User rides a 2019 Trek Domane road bike"})
+    store.delete(ANA, key("bike"))
+    result = store.undo(ANA, f"Evening! Long shift at the hospital today. {said}")
+    assert result.applied == acts, result.resolution.reason
+    assert (store.get(ANA, key("bike")) is not None) == acts
+    assert key("bike") in [c.changes[0].key for c in result.resolution.candidates]
+
+
+@pytest.mark.parametrize(
     ("request_", "name"),
     [("forget where I live", "home"), ("undo the thing about my nut allergy", "diet")],
 )

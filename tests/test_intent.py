@@ -241,6 +241,25 @@ def test_a_memory_named_alone_is_an_undo_not_asked_for() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("request_", "names"),
+    [
+        ("Evening! Long shift today. Please bring back my bike, the 2021 Trek.",
+         "my bike, the 2021 Trek"),
+        ("Evening! Long shift. I deleted my bike, can you put it back? The 2021 Trek.",
+         "I deleted my bike, , The 2021 Trek"),
+        ("You deleted my 2021 Trek. Bring back my bike.", "my 2021 Trek. my bike"),
+    ],
+)  # fmt: skip
+def test_what_a_give_back_names_is_its_own_sentence_not_the_small_talk_before(
+    request_: str, names: str
+) -> None:
+    """What a change must hold (`search.held`) is read in the give-back's own
+    sentence, and the next one when it gives back "it"; one that names a
+    single thing leaves the whole topic to name it."""
+    assert parse(request_).names == names
+
+
 # Bring back what was removed or replaced: a restore, matched on what it replaced
 RESTORE = [
     ("gimme back my old address", "my old address"),

@@ -610,4 +610,22 @@ def _what_comes_back(
     wrong = verdict.WRONG.search(said) and not verdict.GONE.search(
         said
     )  # not "removed by mistake"
-    return Intent("undo" if wrong else "restore", topic, window)
+    kind: Kind = "undo" if wrong else "restore"
+    return Intent(kind, topic, window, named=_named_with(text, give, named, topic))
+
+
+def _named_with(text: str, give: re.Match[str], named: str, topic: str) -> str:
+    """What the give-back's own sentence names, when the topic runs over
+    sentences before it and that sentence names two things or more: "Good
+    evening. ... Kindly bring back my car, the 2012 Corolla" names "my car, the
+    2012 Corolla", not "Good evening". One that gives back "her" or "it" names
+    it in the next sentence too: "... can you bring her back? Flor, the nurse
+    in Santa Fe". Else `""`: the topic names it."""
+    start = max(s for s in [0, *sentence_starts(text)] if s <= give.start())
+    after = text[give.end() :]
+    own = f"{text[start : give.start()]} {named} {first_sentence(after)}"
+    if not named:
+        following = after[len(first_sentence(after)) :].lstrip(".!?;\n\t ")
+        own = f"{own}, {first_sentence(following)}"
+    own = topic_of(giving_back.NOW_SAYS.sub(" ", giving_back.REMOVED.sub(" ", own)))
+    return own if own != topic and len(content_words(own)) >= 2 else ""
