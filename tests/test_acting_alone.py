@@ -113,6 +113,26 @@ def test_a_give_back_after_small_talk_holds_to_what_its_own_sentences_name(
 
 
 @pytest.mark.parametrize(
+    ("said", "acts"),
+    [
+        ("I never had the 2019 Trek Domane road bike.", True),
+        ("I never had the 2021 Trek Domane road bike.", False),  # another year
+        ("My bike, the 2021 Trek Domane. That was a joke.", False),
+    ],
+)
+def test_a_memory_called_wrong_after_small_talk_is_held_to_what_that_names(
+    store: ChronoStore, said: str, acts: bool
+) -> None:
+    """No command, only a sentence calling the memory wrong, after a greeting:
+    a year the memory does not hold makes it a near miss, offered."""
+    store.put(ANA, key("bike"), {"content": "User rides a 2019 Trek Domane road bike"})
+    result = store.undo(ANA, f"Evening! Long shift at the hospital today. {said}")
+    assert result.applied == acts, result.resolution.reason
+    assert (store.get(ANA, key("bike")) is None) == acts
+    assert key("bike") in [c.changes[0].key for c in result.resolution.candidates]
+
+
+@pytest.mark.parametrize(
     ("request_", "name"),
     [("forget where I live", "home"), ("undo the thing about my nut allergy", "diet")],
 )

@@ -249,14 +249,19 @@ def test_a_memory_named_alone_is_an_undo_not_asked_for() -> None:
         ("Evening! Long shift. I deleted my bike, can you put it back? The 2021 Trek.",
          "I deleted my bike, , The 2021 Trek"),
         ("You deleted my 2021 Trek. Bring back my bike.", "my 2021 Trek. my bike"),
+        ("Evening! Long shift. I never had the 2021 Trek road bike.",
+         "I never had the 2021 Trek road bike"),
+        ("Evening! Long shift. My bike, the 2021 Trek. That was a joke.",
+         "My bike, the 2021 Trek. That was a joke"),
     ],
 )  # fmt: skip
-def test_what_a_give_back_names_is_its_own_sentence_not_the_small_talk_before(
+def test_what_a_request_names_is_its_asking_sentence_not_the_small_talk_before(
     request_: str, names: str
 ) -> None:
     """What a change must hold (`search.held`) is read in the give-back's own
-    sentence, and the next one when it gives back "it"; one that names a
-    single thing leaves the whole topic to name it."""
+    sentence (and the next one when it gives back "it"), or in the sentence
+    calling the memory wrong (and the one before when that names nothing
+    else); one that names a single thing leaves the whole topic to name it."""
     assert parse(request_).names == names
 
 

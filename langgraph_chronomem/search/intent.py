@@ -547,7 +547,27 @@ def _without_command(
         return Intent("none", "", window)
     # "I'm not at Acme anymore": news, unless it asks to be rid of it
     news = verdict.NEWS.search(plain) and not verdict.RIDS.search(plain)
-    return Intent("undo", topic, window, asked=bool(objects) and not news)
+    asked = bool(objects) and not news
+    return Intent("undo", topic, window, asked=asked, named=_objected(text, topic))
+
+
+def _objected(text: str, topic: str) -> str:
+    """What the sentence that calls a memory wrong names, when the topic runs
+    over sentences before it: "Evening! Long shift. I never had the 2021 Trek"
+    names the Trek, not the evening. A sentence that names less than two
+    things besides calling it wrong is read with the one before: "My bike, the
+    2021 Trek. That was a joke". Else `""`: the topic names it."""
+    said = [*verdict.OBJECTS.finditer(text)]
+    if not said:
+        return ""
+    wrong = said[-1]
+    starts = [0, *sentence_starts(text)]
+    start = max(s for s in starts if s <= wrong.start())
+    end = wrong.end() + len(first_sentence(text[wrong.end() :]))
+    if len(content_words(text[start : wrong.start()] + text[wrong.end() : end])) < 2:
+        start = max(s for s in starts if s < start) if start else 0
+    named = topic_of(text[start:end])
+    return named if named != topic else ""
 
 
 def _command(text: str, start: int = 0) -> re.Match[str] | None:
