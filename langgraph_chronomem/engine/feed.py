@@ -252,6 +252,19 @@ class ProjectionFeed:
             for ns, key, row_id in self.cur.execute(*self.sql.newest_rows(chunk))
         }
 
+    def index_of(
+        self, ids: Sequence[int]
+    ) -> dict[int, Literal[False] | list[str] | None]:
+        """The `index` argument of the puts that wrote these log rows, as
+        `HeadRow.index` holds it: what a search of a past state embeds."""
+        found: dict[int, Literal[False] | list[str] | None] = {}
+        for chunk in chunks(list(ids)):
+            for row_id, *_, index, _erased in self.cur.execute(
+                *self.sql.items_by_id(chunk)
+            ):
+                found[row_id] = None if index is None else json.loads(index)
+        return found
+
     def holding_values(self, ids: Sequence[int]) -> set[int]:
         """Which of these log rows still hold a value (not erased, not gone)."""
         return {

@@ -24,7 +24,49 @@ from langgraph_chronomem.engine.types import Namespace
 from langgraph_chronomem.search.hits import ChangeHit, Distance, ItemHit, unit
 from langgraph_chronomem.search.vector_collections import Collections
 
-__all__ = ["KeptVectors"]
+__all__ = ["KeptVectors", "scores", "unit_rows"]
+
+
+def unit_rows(vectors: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Vectors as kept for exact search: float32 unit rows, and their lengths.
+
+    >>> matrix, norms = unit_rows([[3.0, 4.0]])
+    >>> matrix.tolist(), norms.tolist()
+    ([[0.6000000238418579, 0.800000011920929]], [5.0])
+    """
+    matrix = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1)
+    matrix /= np.maximum(norms, 1e-12)[:, None]
+    return matrix, norms
+
+
+def scores(
+    matrix: np.ndarray, norms: np.ndarray, vector: Sequence[float], distance: Distance
+) -> np.ndarray:
+    """Each row's score against `vector`, higher is nearer, in the index's
+    `distance_type`, as `PostgresStore` scores: cosine similarity, minus the
+    L2 distance, or the inner product (`matrix` and `norms` as `unit_rows`
+    gives them).
+
+    A row's score depends on that row alone, wherever it sits in `matrix`
+    (a matrix-vector product would sum a row otherwise in another matrix):
+    equal vectors score equal, so equal scores keep the order of their rows.
+
+    >>> matrix, norms = unit_rows([[3.0, 4.0]])
+    >>> [round(float(s), 3) for s in scores(matrix, norms, [3.0, 0.0], "l2")]
+    [-4.0]
+    """
+    query = np.asarray(vector, dtype=np.float32)
+    length = float(np.linalg.norm(query)) or 1.0
+    cosine: np.ndarray = np.einsum("ij,j->i", matrix, query / length)
+    if distance == "cosine":
+        return cosine
+    inner: np.ndarray = cosine * norms * length
+    if distance == "inner_product":
+        return inner
+    squared = norms**2 + length**2 - 2 * inner
+    distance_to: np.ndarray = np.sqrt(np.maximum(squared, 0.0))
+    return -distance_to
 
 
 @dataclass(frozen=True)
@@ -59,9 +101,7 @@ class _Kept:
     def extend(
         self, rows: Sequence[int], tags: Sequence[Sequence[Any]], vectors: Any
     ) -> _Kept:
-        added = np.asarray(vectors, dtype=np.float32)
-        norms = np.linalg.norm(added, axis=1)
-        added /= np.maximum(norms, 1e-12)[:, None]
+        added, norms = unit_rows(vectors)
         matrix = np.vstack([self.matrix, added]) if len(self.rows) else added
         return _Kept(
             max(self.last_row, *rows),
@@ -184,20 +224,18 @@ class KeptVectors:
     def _scores(
         self, kept: _Kept, order: np.ndarray, vector: Sequence[float]
     ) -> np.ndarray:
-        """The `order` vectors' scores against `vector`, higher is nearer, in the
-        index's `distance_type`, as `PostgresStore` scores: cosine similarity,
-        minus the L2 distance, or the inner product."""
-        query = np.asarray(vector, dtype=np.float32)
-        length = float(np.linalg.norm(query)) or 1.0
-        cosine: np.ndarray = kept.matrix[order] @ (query / length)
-        if self.distance == "cosine":
-            return cosine
-        inner: np.ndarray = cosine * kept.norms[order] * length
-        if self.distance == "inner_product":
-            return inner
-        squared = kept.norms[order] ** 2 + length**2 - 2 * inner
-        distance: np.ndarray = np.sqrt(np.maximum(squared, 0.0))
-        return -distance
+        """The `order` vectors' scores against `vector` (`scores`)."""
+        return scores(kept.matrix[order], kept.norms[order], vector, self.distance)
+
+    def item_vectors_of(
+        self, row_ids: Sequence[int]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The item vectors kept of these log rows, topped up first, HEAD or
+        not (a row's vectors are made from its value alone): their rows,
+        unit vectors and lengths, one per embedded field."""
+        kept = self._item_vectors()
+        held = np.isin(kept.rows, np.asarray(row_ids, dtype=np.int64))
+        return kept.rows[held], kept.matrix[held], kept.norms[held]
 
     def query_changes(
         self, scope: Namespace, vector: Sequence[float], *, n: int

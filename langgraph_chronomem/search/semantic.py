@@ -29,11 +29,14 @@ def search_by_meaning(
     limit: int,
     offset: int,
 ) -> list[tuple[StoredItem, float]]:
-    """HEAD items under `prefix` nearest to `vector`: (item, similarity), best first.
+    """HEAD items under `prefix` nearest to `vector`: (item, similarity), best
+    first, equal scores in the order of the rows that hold them (as
+    `search_as_of` orders a past state's).
 
     Reads the nearest vectors a chunk at a time and keeps those the log confirms,
-    until `offset + limit` are found or no vector is left: the same items, in the
-    same order, as comparing every HEAD item's vector would give.
+    until `offset + limit` are found and no vector left can tie the last of
+    them, or no vector is left: the same items, in the same order, as
+    comparing every HEAD item's vector would give.
     """
     wanted = offset + limit
     found: list[tuple[StoredItem, float]] = []
@@ -46,7 +49,11 @@ def search_by_meaning(
             for hit in by_item[row.namespace, row.key]:
                 if hit.row_id == row.row_id:
                     found.append((row, hit.score))
-        if len(found) >= wanted:
+        if len(found) >= wanted and hits[-1].score < _nth_best(found, wanted):
             break
-    found.sort(key=lambda pair: -pair[1])
+    found.sort(key=lambda pair: (-pair[1], pair[0].row_id))
     return found[offset:wanted]
+
+
+def _nth_best(found: list[tuple[StoredItem, float]], n: int) -> float:
+    return sorted((score for _, score in found), reverse=True)[n - 1]

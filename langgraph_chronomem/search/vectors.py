@@ -68,6 +68,7 @@ from langgraph_chronomem.search.hits import (
     ItemHit,
     unit,
 )
+from langgraph_chronomem.search.past import PastVectors
 from langgraph_chronomem.search.project import BATCH, Projector
 from langgraph_chronomem.search.vector_collections import (
     CHANGES,
@@ -141,6 +142,7 @@ class VectorIndex:
         )
         self.cache = EmbeddingCache(embeddings)
         self.kept = KeptVectors(self.collections, distance)
+        self.past = PastVectors()  # texts of past states, as `as_of` searches them
         self.projector = Projector(
             engine, self.collections, self.cache, self.item_texts, self.kept
         )

@@ -42,6 +42,7 @@ from langgraph_chronomem.errors import (
     NamespaceError,
     ScopeError,
 )
+from langgraph_chronomem.search.past import search_as_of
 from langgraph_chronomem.search.semantic import search_by_meaning
 from langgraph_chronomem.search.vectors import VectorIndex
 
@@ -432,13 +433,15 @@ class ReadPlan:
     """Where reads look: HEAD (`version=None`) or one version of one scope.
 
     `queries` holds the embedded `query` of each semantic search op (by op
-    position) and `vectors` the index to search them in.
+    position) and `vectors` the index to search them in; `embedded`, the
+    vectors of past rows' texts the view embedded for this batch.
     """
 
     scope: Namespace | None = None
     version: int | None = None
     vectors: VectorIndex | None = None
     queries: dict[int, list[float]] = field(default_factory=dict)
+    embedded: dict[str, list[float]] = field(default_factory=dict)
     refresh: list[tuple[Namespace, str]] = field(default_factory=list)
 
     def within(self, namespace: Namespace, *, prefix: bool) -> Namespace:
@@ -483,11 +486,25 @@ def _search(
     tx: LogTransaction, op: SearchOp, index: int, plan: ReadPlan
 ) -> list[tuple[StoredItem, float | None]]:
     prefix = plan.within(tuple(op.namespace_prefix), prefix=True)
-    if op.query and plan.version is not None:
-        raise ScopeError(
-            "semantic search reads HEAD only; search a past version without `query`"
-        )
     if index in plan.queries and plan.vectors is not None:
+        if plan.version is not None:
+            assert plan.scope is not None  # a view's plan names both
+            return list(
+                search_as_of(
+                    tx,
+                    plan.vectors.kept,
+                    plan.vectors.item_texts,
+                    plan.vectors.past,
+                    plan.embedded,
+                    scope=plan.scope,
+                    version=plan.version,
+                    prefix=prefix,
+                    vector=plan.queries[index],
+                    filter=op.filter,
+                    limit=op.limit,
+                    offset=op.offset,
+                )
+            )
         return list(
             search_by_meaning(
                 tx,

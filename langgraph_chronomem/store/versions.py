@@ -181,7 +181,7 @@ class VersionControl(TagControl):
             tx.check_version(sc, at, allow_zero=True)
             tx.check_whole(sc, at)
             seq = tx.commit_seq(sc, at)
-        return StoreView(self._engine, sc, at, commit_seq=seq)
+        return StoreView(self._engine, sc, at, commit_seq=seq, search=self._search)
 
     def rollback(
         self,
