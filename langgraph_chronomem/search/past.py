@@ -15,12 +15,16 @@ score otherwise.
 
     >>> import tempfile
     >>> from langgraph_chronomem import ChronoStore
-    >>> from testsupport.hashed import INDEX
-    >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1, index=INDEX)
-    >>> store.put(("alice",), "job", {"text": "w1 w2"})
-    >>> store.put(("alice",), "job", {"text": "w7 w8"})
-    >>> [i.value for i in store.as_of(("alice",), 1).search(("alice",), query="w1")]
-    [{'text': 'w1 w2'}]
+    >>> def embed(ts):  # a toy model: which of three words a text holds
+    ...     return [[float(w in t) for w in ("teacher", "nurse", "Paris")] for t in ts]
+    >>> index = {"dims": 3, "embed": embed, "fields": ["text"]}
+    >>> store = ChronoStore.from_path(tempfile.mkdtemp(), scope_depth=1, index=index)
+    >>> store.put(("alice",), "job", {"text": "a teacher"})
+    >>> store.put(("alice",), "job", {"text": "a nurse"})
+    >>> store.put(("alice",), "home", {"text": "Paris"})
+    >>> past = store.as_of(("alice",), 1)
+    >>> [i.value for i in past.search(("alice",), query="teacher")]
+    [{'text': 'a teacher'}]
     >>> store.close()
 """
 

@@ -45,14 +45,16 @@ class StoreView(CheckedKeys):
 
         >>> import tempfile
         >>> from langgraph_chronomem import ChronoStore
-        >>> from testsupport.hashed import INDEX
-        >>> store = ChronoStore.from_path(tempfile.mkdtemp(), index=INDEX)
-        >>> store.put(("bob",), "job", {"text": "w1 w2"})
-        >>> store.put(("bob",), "pet", {"text": "w5 w6"})
+        >>> def embed(texts):  # a toy model: which of two words a text holds
+        ...     return [[float("job" in t), float("pet" in t)] for t in texts]
+        >>> index = {"dims": 2, "embed": embed, "fields": ["text"]}
+        >>> store = ChronoStore.from_path(tempfile.mkdtemp(), index=index)
+        >>> store.put(("bob",), "job", {"text": "a job at the bakery"})
+        >>> store.put(("bob",), "pet", {"text": "a pet cat"})
         >>> store.delete(("bob",), "job")
         >>> past = store.as_of((), 2)
-        >>> [i.key for i in past.search(("bob",), query="w1 w2", limit=1)]
-        ['job']
+        >>> [(i.key, i.score) for i in past.search(("bob",), query="job")]
+        [('job', 1.0), ('pet', 0.0)]
         >>> store.close()
 
     Args:
