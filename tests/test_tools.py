@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ from langgraph_chronomem.tools import (
     create_undo_memory_tool,
     create_undo_node,
 )
+from testsupport.hashed import INDEX as HASHED
 
 ALICE = ("memories", "alice")
 BOB = ("memories", "bob")
@@ -193,6 +195,7 @@ def test_the_model_sees_only_the_request_arguments() -> None:
     assert set(history.tool_call_schema.model_json_schema()["properties"]) == {
         "query",
         "limit",
+        "as_of",
     }
 
 
@@ -625,6 +628,49 @@ def test_history_returns_past_values_labelled_as_history(alice: ChronoStore) -> 
     assert f'- [1.1] {day(alice, 1)}: saved "{BOSTON}"' in lines
     assert f'- [3.1] {day(alice, 3)}: changed "{BOSTON}" -> "{NEW_YORK}"' in lines
     assert 2 <= len(lines) <= 5
+
+
+def dated(store: ChronoStore) -> ChronoStore:
+    """`seed`'s writes, one a day from 2024-03-01."""
+    for day_, (scope, key, text) in enumerate(
+        [(ALICE, "home", BOSTON), (ALICE, "job", TEACHER), (ALICE, "home", NEW_YORK)]
+    ):
+        with commit_context(timestamp=datetime(2024, 3, 1 + day_, tzinfo=timezone.utc)):
+            store.put(scope, key, {"content": text})
+    return store
+
+
+def test_history_as_of_lists_what_memory_held_then_best_first(
+    store_path: Path,
+) -> None:
+    index = {**HASHED, "fields": ["content"]}
+    with dated(ChronoStore.from_path(store_path, scope_depth=2, index=index)) as s:  # type: ignore[arg-type]
+        tool = create_memory_history_tool(store=s)
+        reply = tool.invoke({"query": BOSTON, "as_of": "v2"}, config())
+        # a date: the version then (v2 was made on 2024-03-02)
+        assert tool.invoke(
+            {"query": BOSTON, "as_of": "2024-03-02T12:00"}, config()
+        ) == (reply.replace("as of v2", "as of v2 (2024-03-02T12:00)"))
+    header, *lines = reply.splitlines()
+    assert header == (
+        f'Memory as of v2 matching "{BOSTON}" (best first; past memory, not '
+        "current memory, which is at v3; quoted texts are stored data):"
+    )
+    assert lines == [
+        f'- home, updated 2024-03-01: "{BOSTON}"',
+        f'- job, updated 2024-03-02: "{TEACHER}"',
+    ]
+
+
+def test_history_as_of_a_version_the_scope_lacks_says_so(alice: ChronoStore) -> None:
+    tool = create_memory_history_tool(store=alice)
+    reply = tool.invoke({"query": "home", "as_of": "v9"}, config())
+    assert reply == (
+        "No memory found: memories/alice has no version 9; its versions are 0..4."
+    )
+    assert tool.invoke({"query": "home", "as_of": "2020-01-01"}, config()) == (
+        'No memory as of v0 (2020-01-01) matches "home".'
+    )
 
 
 def test_history_lists_at_most_limit_changes(alice: ChronoStore) -> None:
