@@ -1,5 +1,6 @@
 """What git users reach for first (issue 32, item 20): `ls` and `cat` at HEAD or
-at a version, `log --oneline`, named versions (`tag`) wherever a version is
+at a version, `search` by meaning at HEAD, a version or a date (issue 35),
+`log --oneline`, named versions (`tag`) wherever a version is
 taken, and an unknown key named with the keys there are; and a command line
 holding bytes that are not UTF-8 (item 9), refused in one line.
 
@@ -14,9 +15,10 @@ import json
 import os
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
-from langgraph_chronomem import ChronoStore
+from langgraph_chronomem import ChronoStore, commit_context
 from tests import test_cli as base
 from tests.test_cli import ALICE, A, _state
 
@@ -196,3 +198,32 @@ def test_progress_shows_on_a_terminal_only(
     os.close(leader)
     assert done.returncode == 0
     assert b"erasing" in shown and b"rewriting the database file" in shown, shown
+
+
+def test_search_ranks_by_meaning_at_head_a_version_or_a_date(
+    cmd, tmp_path: Path
+) -> None:
+    path = tmp_path / "memory"
+    with ChronoStore.from_path(path, scope_depth=2, index={"fields": ["text"]}) as s:
+        for day, key, text in [
+            (datetime(2024, 3, 1), "job", "Alice works as a teacher"),
+            (datetime(2024, 3, 2), "home", "Alice lives in Boston"),
+            (datetime(2024, 4, 1), "job", "Alice works as a nurse"),
+        ]:
+            with commit_context(timestamp=day.replace(tzinfo=timezone.utc)):
+                s.put(ALICE, key, {"text": text})
+    head = cmd("search", *A, "her occupation", "--json", path=path).json()
+    assert head["items"][0]["value"] == {"text": "Alice works as a nurse"}
+    march = cmd(
+        "search", *A, "her occupation", "--at", "2024-03-31", "--json", path=path
+    ).json()
+    assert (march["version"], march["head"]) == (2, 3)
+    texts = [i["value"]["text"] for i in march["items"]]
+    assert texts == ["Alice works as a teacher", "Alice lives in Boston"]
+    assert march["items"][0]["score"] > march["items"][1]["score"]
+    run = cmd("search", *A, "her occupation", "--at", "v1", "-n", "1", path=path)
+    assert run.code == 0, run
+    assert "memories/alice at v1: her occupation" in run.out
+    assert "teacher" in run.out and "Boston" not in run.out
+    bad = cmd("search", *A, "job", "--at", "2024-13-45", path=path)
+    assert bad.code == 2, bad

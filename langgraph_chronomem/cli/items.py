@@ -1,6 +1,7 @@
 """Items and names for versions: `ls` lists a scope's items, `cat` prints one,
-at HEAD or at any version (`--at`); `tag` names versions. Only `tag` writes,
-and no tag changes a memory."""
+`search` finds them by meaning, at HEAD or at any version (`--at`, for
+`search` a date too); `tag` names versions. Only `tag` writes, and no tag
+changes a memory."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from langgraph_chronomem.cli.errors import EXIT_OK, EXIT_USAGE, CliError
 from langgraph_chronomem.cli.render import value_text
 from langgraph_chronomem.engine.types import Tag
 from langgraph_chronomem.store.base import ChronoStore
+from langgraph_chronomem.store.moments import moment_of, version_at
 
 __all__ = ["items_at", "register"]
 
@@ -61,6 +63,28 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     cat.add_argument("key", metavar="KEY", help="the item's key")
     cat.add_argument("--at", metavar="VERSION", help=_AT_HELP)
     cat.set_defaults(run=run_cat)
+
+    search = commands.add_parser(
+        "search",
+        parents=[common],
+        help="find a scope's items by meaning, at HEAD or at a version or date",
+        description="Find the items of a scope nearest in meaning to QUERY, best "
+        "first, at HEAD or as they were at a version or a date (--at): path, "
+        "score, last update, value. Needs a store made with index=; one without "
+        "lists the items unranked, as its search does.",
+    )
+    add_scope_option(search)
+    search.add_argument("query", metavar="QUERY", help="what to look for")
+    search.add_argument(
+        "--at",
+        metavar="WHEN",
+        help="the version to read (3, v3, HEAD~2, a tag), or an ISO date or time "
+        "(2024-03-31, naive means UTC): the scope's version then (default: HEAD)",
+    )
+    search.add_argument(
+        "-n", "--limit", type=int, default=10, help="at most this many items (10)"
+    )
+    search.set_defaults(run=run_search)
 
     tag = commands.add_parser(
         "tag",
@@ -111,8 +135,7 @@ def run_ls(ctx: Context) -> int:
             }
         )
         return EXIT_OK
-    where = f"{scope_text(scope)} at v{version}"
-    where += " (HEAD)" if version == head else ""
+    where = _where(scope, version, head)
     if not found:
         ctx.out.print(Text(f"{where}: no items"))
         return EXIT_OK
@@ -122,7 +145,7 @@ def run_ls(ctx: Context) -> int:
     table.add_column("Value", overflow="fold")
     for item in found:
         table.add_row(
-            Text("/".join((*item.namespace[len(scope) :], item.key))),
+            Text(_path(item, scope)),
             Text(timestamp(item.updated_at)),
             Text(value_text(item.value)),
         )
@@ -148,6 +171,71 @@ def run_cat(ctx: Context) -> int:
         Text(json.dumps(item.value, ensure_ascii=False, indent=2)), soft_wrap=True
     )
     return EXIT_OK
+
+
+def parse_at(text: str, store: ChronoStore, scope: Sequence[str]) -> int:
+    """`--at` of `search`: a version as `parse_version` reads it, or an ISO
+    date or time, the scope's version then.
+
+    Raises:
+        CliError: If the text is none of these (exit 2).
+    """
+    moment = moment_of(text)
+    if moment is None:
+        return parse_version(text, store, scope)
+    return version_at(store, scope, moment)
+
+
+def run_search(ctx: Context) -> int:
+    args = ctx.args
+    if args.limit < 1:
+        raise CliError("--limit is at least 1", EXIT_USAGE)
+    with open_store(args) as store:
+        scope = ctx.scope(store)
+        head = store.head(scope)
+        at = None if args.at is None else parse_at(args.at, store, scope)
+        reader: BaseStore = store if at is None else store.as_of(scope, at)
+        found = reader.search(
+            tuple(scope), query=args.query, limit=args.limit, refresh_ttl=False
+        )
+    version = head if at is None else at
+    if ctx.json:
+        ctx.emit(
+            {
+                "scope": list(scope),
+                "version": version,
+                "head": head,
+                "query": args.query,
+                "items": [{**shapes.item(i), "score": i.score} for i in found],
+            }
+        )
+        return EXIT_OK
+    where = _where(scope, version, head)
+    if not found:
+        ctx.out.print(Text(f"{where}: no items"))
+        return EXIT_OK
+    table = Table(title=f"{where}: {args.query}", title_justify="left")
+    table.add_column("Item")
+    table.add_column("Score", justify="right", no_wrap=True)
+    table.add_column("Updated (UTC)", no_wrap=True)
+    table.add_column("Value", overflow="fold")
+    for item in found:
+        table.add_row(
+            Text(_path(item, scope)),
+            Text("" if item.score is None else f"{item.score:.3f}"),
+            Text(timestamp(item.updated_at)),
+            Text(value_text(item.value)),
+        )
+    ctx.out.print(table)
+    return EXIT_OK
+
+
+def _where(scope: Sequence[str], version: int, head: int) -> str:
+    return f"{scope_text(scope)} at v{version}" + (" (HEAD)" if version == head else "")
+
+
+def _path(item: Item, scope: Sequence[str]) -> str:
+    return "/".join((*item.namespace[len(scope) :], item.key))
 
 
 def run_tag(ctx: Context) -> int:
