@@ -44,6 +44,10 @@ command does it give (`commands`), and is that held back (`held_back`), put off
 (`giving_back`)? is the command corrected (`corrections`)? back to when
 (`going_back`)? how many changes (`how_many`)? and what does it name (`naming`,
 `kept`, through `search.topic`)?
+
+Over 600 lines because the steps answering those questions are read in the
+order `_parse` calls them, each a short function beside the next; the patterns,
+words and topics they use live in their own modules already.
 """
 
 from __future__ import annotations
