@@ -33,7 +33,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -45,9 +45,11 @@ from langgraph_chronomem.search.exact import KeptVectors, scores, unit_rows
 
 __all__ = ["PAST_MOST", "NotEmbedded", "PastVectors", "search_as_of"]
 
-PAST_MOST = 20_000  # texts `PastVectors` keeps (about 30 MB at 384 dimensions)
+PAST_MOST = 20_000  # texts (about 30 MB at 384 dimensions) and rows `PastVectors` keeps
 # Every item: SQL's LIMIT takes a number, in both dialects' range.
 _EVERY = 2**62
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class NotEmbedded(Exception):
@@ -60,41 +62,57 @@ class NotEmbedded(Exception):
         self.texts = list(texts)
 
 
+class _Recent(Generic[K, V]):
+    """At most `most` entries, the least recently used dropped first."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._lock = threading.Lock()  # a dictionary's work alone
+        self._kept: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        """The entry kept of `key`, if any."""
+        with self._lock:
+            value = self._kept.get(key)
+            if value is not None:
+                self._kept.move_to_end(key)
+            return value
+
+    def keep(self, entries: Mapping[K, V]) -> None:
+        """Keep these entries."""
+        with self._lock:
+            self._kept.update(entries)
+            for key in entries:
+                self._kept.move_to_end(key)
+            while len(self._kept) > self.most:
+                self._kept.popitem(last=False)
+
+
 class PastVectors:
-    """Vectors of item texts embedded for searches of past states, by text:
-    at most `most`, the least recently used dropped first.
+    """What searches of past states keep, at most `most` of each: vectors
+    of item texts embedded for them, by text, and the texts of past rows, by
+    row (a row visible at a version never changes its value; an erased one
+    is visible no more).
 
         >>> past = PastVectors(most=1)
         >>> past.keep({"Paris": [1.0, 0.0]})
         >>> past.keep({"Rome": [0.0, 1.0]})
-        >>> past.get("Paris") is None, past.get("Rome")
+        >>> past.vectors.get("Paris") is None, past.vectors.get("Rome").tolist()
         (True, [0.0, 1.0])
 
     Args:
-        most: How many texts it keeps.
+        most: How many texts, and how many rows, it keeps.
     """
 
     def __init__(self, most: int = PAST_MOST) -> None:
-        self.most = most
-        self._lock = threading.Lock()  # a dictionary's work alone
-        self._kept: OrderedDict[str, list[float]] = OrderedDict()
-
-    def get(self, text: str) -> list[float] | None:
-        """The vector kept of `text`, if any."""
-        with self._lock:
-            vector = self._kept.get(text)
-            if vector is not None:
-                self._kept.move_to_end(text)
-            return vector
+        self.vectors: _Recent[str, np.ndarray] = _Recent(most)  # float32
+        self.texts: _Recent[int, tuple[str, ...]] = _Recent(most)
 
     def keep(self, vectors: Mapping[str, list[float]]) -> None:
-        """Keep these vectors of texts."""
-        with self._lock:
-            self._kept.update(vectors)
-            for text in vectors:
-                self._kept.move_to_end(text)
-            while len(self._kept) > self.most:
-                self._kept.popitem(last=False)
+        """Keep these texts' vectors (as float32, as searches score them)."""
+        self.vectors.keep(
+            {text: np.asarray(v, dtype=np.float32) for text, v in vectors.items()}
+        )
 
 
 def search_as_of(
@@ -130,7 +148,7 @@ def search_as_of(
     held = set(rows.tolist())
     lacking = [row for row in by_row if row not in held]
     if lacking:
-        pairs = _texts(tx, item_texts, {row: by_row[row] for row in lacking})
+        pairs = _texts(tx, item_texts, past, {row: by_row[row] for row in lacking})
         vectors = _vectors([text for _, text in pairs], embedded, past)
         if pairs:
             added, added_norms = unit_rows(vectors)
@@ -152,25 +170,34 @@ def search_as_of(
 
 
 def _texts(
-    tx: LogTransaction, item_texts: ItemTexts, items: Mapping[int, StoredItem]
+    tx: LogTransaction,
+    item_texts: ItemTexts,
+    past: PastVectors,
+    items: Mapping[int, StoredItem],
 ) -> list[tuple[int, str]]:
     """(row, text) for each text these rows embed: the fields their puts'
     `index` argument names, else the store's."""
-    index = ProjectionFeed(tx).index_of(list(items))
-    return [
-        (row, text)
-        for row, item in items.items()
-        for _, text in item_texts(item.value, index.get(row))
-    ]
+    known = {row: past.texts.get(row) for row in items}
+    unknown = [row for row, texts in known.items() if texts is None]
+    if unknown:
+        index = ProjectionFeed(tx).index_of(unknown)
+        found = {
+            row: tuple(text for _, text in item_texts(items[row].value, index.get(row)))
+            for row in unknown
+        }
+        past.texts.keep(found)
+        known.update(found)
+    return [(row, text) for row, texts in known.items() for text in texts or ()]
 
 
 def _vectors(
     texts: Sequence[str], embedded: Mapping[str, list[float]], past: PastVectors
-) -> list[list[float]]:
-    found: dict[str, list[float] | None] = {
-        text: embedded.get(text) or past.get(text) for text in texts
-    }
+) -> list[Any]:
+    found: dict[str, Any] = {}
+    for text in texts:
+        vector = embedded.get(text)
+        found[text] = past.vectors.get(text) if vector is None else vector
     missing = [text for text, vector in found.items() if vector is None]
     if missing:
         raise NotEmbedded(missing)
-    return [found[text] for text in texts]  # type: ignore[misc]
+    return [found[text] for text in texts]
