@@ -56,6 +56,23 @@ def test_store_ops_quick_reports_every_store_and_target(tmp_path: Path) -> None:
     assert "rollback" not in results["200"]["InMemoryStore"]
 
 
+AS_OF_TINY = "benchmarks/store/as_of_search.py --commits 120 --items 30 --queries 2"
+
+
+def test_as_of_search_reports_head_and_every_version(tmp_path: Path) -> None:
+    report = tmp_path / "as_of.json"
+    table = run_benchmark(
+        *AS_OF_TINY.split(),
+        *("--dir", str(tmp_path), "--json", str(report)),
+        timeout=120,
+    )
+    assert "## As-of search by meaning against HEAD search" in table
+    assert "| HEAD search |" in table
+    rows = json.loads(report.read_text())["rows"]
+    assert [row["version"] for row in rows] == [20, 60, 12]
+    assert all(len(row["warm_ms"]) == 2 for row in rows)
+
+
 INDEXED_TINY = (
     "benchmarks/store/indexed_writes.py --quick --sizes 40 --ops 4 --searches 3 "
     "--burst 5 --repeats 1"
