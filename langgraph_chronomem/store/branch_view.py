@@ -69,7 +69,8 @@ class BranchView(CheckedKeys):
             BranchError: If a reset destroyed its fork.
             ScopeError: For a namespace outside the scope, or a search by
                 meaning.
-            The errors of `ChronoStore.batch` for bad ops; nothing is written.
+            ChronomemError: As `ChronoStore.batch` for bad ops (an invalid
+                namespace, value, filter...); nothing is written.
         """
         ops, writes = check_ops(ops, self._store.scope_depth)
         meta = current_meta()
