@@ -426,3 +426,46 @@ def test_search_by_meaning_at_head_sees_a_branch_only_once_merged(
         store.delete_branch(ME, "trial")
         store.wait_for_index()
         assert {i.key for i in store.search(ME, query="w3 w4")} == {"a", "b"}
+
+
+def test_a_copy_to_postgresql_keeps_branches(
+    tmp_path: Path,
+    pg_server: PostgresServer,  # noqa: F811  (the fixture)
+) -> None:
+    from langgraph_chronomem.migrate import copy_store
+
+    source = tmp_path / "memory"
+    with ChronoStore.from_path(source, scope_depth=2) as store:
+        store.put(FOOD, "city", {"city": "Boston"})
+        store.branch(ME, "gone")
+        store.delete_branch(ME, "gone")  # its id is not given again, copied or not
+        store.branch(ME, "trial")
+        store.on_branch(ME, "trial").put(FOOD, "city", {"city": "Paris"})
+    url = pg_server.create_database()
+    assert copy_store(source, url).differences == ()
+    with ChronoStore.from_conn_string(url) as copy:
+        assert copy.get(FOOD, "city").value == {"city": "Boston"}
+        assert items(copy.on_branch(ME, "trial"), FOOD) == {"city": {"city": "Paris"}}
+        assert [s.scope for s in copy.stats().scopes] == [ME]  # no branch's scope
+        copy.branch(ME, "next")  # a new id, past the copied ones
+        copy.on_branch(ME, "next").put(FOOD, "city", {"city": "Rome"})
+        copy.merge(ME, "trial")
+        assert copy.get(FOOD, "city").value == {"city": "Paris"}
+        assert items(copy.on_branch(ME, "next"), FOOD) == {"city": {"city": "Rome"}}
+
+
+def test_a_reset_below_the_fork_makes_the_branch_unreadable_not_wrong(
+    opened: _Opened,
+) -> None:
+    store = opened.store
+    store.put(FOOD, "city", {"city": "Boston"})
+    store.put(FOOD, "city", {"city": "Paris"})
+    store.branch(ME, "trial")  # at v2
+    store.reset(ME, to=1)
+    store.put(FOOD, "city", {"city": "Lima"})  # a new v2: another state
+    with pytest.raises(BranchError, match="reset"):
+        store.on_branch(ME, "trial")
+    with pytest.raises(BranchError, match="reset"):
+        store.merge(ME, "trial")
+    store.delete_branch(ME, "trial")
+    assert store.branches(ME) == []
