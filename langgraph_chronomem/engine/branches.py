@@ -170,6 +170,8 @@ class BranchOps(TransactionCore):
                     f"{write.namespace!r} is outside the scope {scope!r} of "
                     f"branch {name!r}"
                 )
+        mount = _at(scope, self._branch_row_of(scope, name)).scope_text
+        self.head(namespace_from_text(mount))  # its lock: a delete waits, or went
         at = self.branch_at(scope, name)
         labelled = replace(meta, labels={**meta.labels, BRANCH_LABEL: name})
         return len(self._write_all(writes, labelled, branch=at))
