@@ -469,3 +469,19 @@ def test_a_reset_below_the_fork_makes_the_branch_unreadable_not_wrong(
         store.merge(ME, "trial")
     store.delete_branch(ME, "trial")
     assert store.branches(ME) == []
+
+
+def test_a_redaction_of_the_scope_erases_what_its_branches_wrote(
+    opened: _Opened,
+) -> None:
+    store = opened.store
+    store.put(FOOD, "id", {"t": "passport X-123"})
+    store.branch(ME, "trial")
+    trial = store.on_branch(ME, "trial")
+    trial.put(FOOD, "note", {"t": "copied passport X-123"})
+    trial.put(FOOD, "kept", {"t": "nothing secret"})
+    done = store.redact(ME, contains="X-123")
+    assert [(v[1], v[2]) for v in done.versions] == [("id", 1)]  # the scope's own
+    assert opened.count("SELECT count(*) FROM items WHERE value LIKE '%X-123%'") == 0
+    assert items(trial, FOOD) == {"kept": {"t": "nothing secret"}}
+    assert store.search(FOOD) == []

@@ -112,6 +112,11 @@ class BranchOps(TransactionCore):
         rows = self.cur.execute(self.sql.BRANCHES, (scope_text(scope),)).fetchall()
         return [self._record(scope, row) for row in rows]
 
+    def branch_mounts(self, scope: Namespace) -> list[BranchAt]:
+        """Where each of the scope's branches keeps its rows (at its fork)."""
+        rows = self.cur.execute(self.sql.BRANCHES, (scope_text(scope),)).fetchall()
+        return [_at(scope, tuple(row)) for row in rows]
+
     def branch(self, scope: Namespace, name: str) -> Branch:
         """Branch `name` of `scope`.
 
