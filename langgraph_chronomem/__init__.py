@@ -12,17 +12,21 @@
 from langgraph_chronomem.checkpoint import ChronoCheckpointer
 from langgraph_chronomem.deployment import open_chronomem, shared_chronomem
 from langgraph_chronomem.engine.types import (
+    Branch,
     Change,
     Commit,
     Compaction,
     Conflict,
     ItemVersion,
     MatchedRevert,
+    MergeConflict,
     Redaction,
     RevertConflict,
     Tag,
 )
 from langgraph_chronomem.errors import (
+    BranchError,
+    BranchNotFound,
     ChronomemError,
     CompactedError,
     ConfigError,
@@ -30,6 +34,7 @@ from langgraph_chronomem.errors import (
     InvalidFilterError,
     InvalidRequestError,
     InvalidValueError,
+    MergeConflictError,
     ModelUnavailableError,
     NamespaceError,
     ReadOnlyError,
@@ -41,7 +46,12 @@ from langgraph_chronomem.errors import (
 )
 from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.search.resolve import Candidate, Resolution, ResolverConfig
-from langgraph_chronomem.store import AsyncChronoStore, ChronoStore, StoreView
+from langgraph_chronomem.store import (
+    AsyncChronoStore,
+    BranchView,
+    ChronoStore,
+    StoreView,
+)
 from langgraph_chronomem.store.context import commit_context
 from langgraph_chronomem.store.undo import UndoResult
 from langgraph_chronomem.tools import (
@@ -54,6 +64,10 @@ from langgraph_chronomem.tools import (
 
 __all__ = [
     "AsyncChronoStore",
+    "Branch",
+    "BranchError",
+    "BranchNotFound",
+    "BranchView",
     "Candidate",
     "Change",
     "ChronoCheckpointer",
@@ -70,6 +84,8 @@ __all__ = [
     "InvalidValueError",
     "ItemVersion",
     "MatchedRevert",
+    "MergeConflict",
+    "MergeConflictError",
     "ModelUnavailableError",
     "NamespaceError",
     "NamespaceTemplate",

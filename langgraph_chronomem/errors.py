@@ -12,9 +12,16 @@ A failed call changes nothing: every check runs before the first write.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from langgraph.store.base import InvalidNamespaceError
 
+if TYPE_CHECKING:
+    from langgraph_chronomem.engine.types import MergeConflict
+
 __all__ = [
+    "BranchError",
+    "BranchNotFound",
     "ChronomemError",
     "CompactedError",
     "ConfigError",
@@ -22,6 +29,7 @@ __all__ = [
     "InvalidFilterError",
     "InvalidRequestError",
     "InvalidValueError",
+    "MergeConflictError",
     "ModelUnavailableError",
     "NamespaceError",
     "ReadOnlyError",
@@ -140,6 +148,38 @@ class WriteConflictError(ChronomemError, ValueError):
     """A conditional write (`put_if`), or the approval of a proposal, found the
     item changed since the caller read it: another writer got there first.
     Nothing was written; read it again and decide (or approve with `force`)."""
+
+
+class BranchError(ChronomemError, ValueError):
+    """A branch cannot be made or used as asked; nothing changed.
+
+    A name that is not one word of letters, digits, `-` and `_` (at most 64),
+    a name the scope already has, or a branch whose fork a `reset` of its
+    scope has since destroyed (delete it).
+    """
+
+
+class BranchNotFound(BranchError, KeyError):
+    """The scope has no branch of that name (`branches(scope)` lists them)."""
+
+    def __str__(self) -> str:
+        # KeyError quotes its message; show it as written.
+        return str(self.args[0]) if self.args else ""
+
+
+class MergeConflictError(ChronomemError, ValueError):
+    """A merge found items (or fields of records) that both the branch and
+    HEAD changed to different values, and neither `resolve` nor `force`
+    said which to keep. Nothing was written.
+
+    Attributes:
+        conflicts: The conflicts (`MergeConflict`): item, field, and the
+            base, ours (the branch's) and theirs (HEAD's) values.
+    """
+
+    def __init__(self, message: str, conflicts: tuple[MergeConflict, ...] = ()) -> None:
+        super().__init__(message)
+        self.conflicts = conflicts
 
 
 class ModelUnavailableError(ChronomemError, RuntimeError):

@@ -4,7 +4,7 @@
     chronomem log --scope memories/alice
     chronomem undo "undo the update about my move to NYC" --scope memories/alice
 
-Each command group is one module (`history`, `items`, `restore`, `undo`,
+Each command group is one module (`history`, `items`, `restore`, `branches`, `undo`,
 `review`, `forget`, `maintenance`, `migrate`, `models`) that calls the public
 API; `main` parses the arguments, runs the command, and sends every error
 through the one handler in `errors`, which prints it and picks the exit code.
@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from langgraph_chronomem.cli import (
+    branches,
     forget,
     history,
     items,
@@ -52,6 +53,7 @@ GROUPS = (
     history,
     items,
     restore,
+    branches,
     undo,
     review,
     forget,

@@ -20,12 +20,14 @@ if TYPE_CHECKING:
     from langgraph.store.base import Item
 
     from langgraph_chronomem.engine.types import (
+        Branch,
         Change,
         Commit,
         Compaction,
         Conflict,
         ItemVersion,
         MatchedRevert,
+        MergeConflict,
         Redaction,
         RevertConflict,
         Tag,
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from langgraph_chronomem.search.resolve import Candidate, Resolution
 
 __all__ = [
+    "branch",
     "candidate",
     "change",
     "changes",
@@ -42,6 +45,7 @@ __all__ = [
     "item",
     "item_version",
     "matched_revert",
+    "merge_conflict",
     "proposal",
     "redaction",
     "resolution",
@@ -116,6 +120,35 @@ def tag(t: Tag) -> dict[str, Any]:
         "seq": t.seq,
         "created_at": iso(t.created_at),
         "destroyed": t.destroyed,
+    }
+
+
+def branch(b: Branch) -> dict[str, Any]:
+    """A branch: `{scope, name, fork, head, merged, created_at}`: where it
+    starts, its latest version, and the branch version its last merge took
+    (`fork` before any)."""
+    return {
+        "scope": list(b.scope),
+        "name": b.name,
+        "fork": b.fork,
+        "head": b.head,
+        "merged": b.merged,
+        "created_at": iso(b.created_at),
+    }
+
+
+def merge_conflict(c: MergeConflict) -> dict[str, Any]:
+    """A merge conflict: `{namespace, key, path, field, base, ours, theirs}`;
+    `field` is null when the whole item is in conflict, `ours` is the branch's
+    value and `theirs` HEAD's."""
+    return {
+        "namespace": list(c.namespace),
+        "key": c.key,
+        "path": c.path,
+        "field": c.field,
+        "base": c.base,
+        "ours": c.ours,
+        "theirs": c.theirs,
     }
 
 

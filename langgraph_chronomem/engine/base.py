@@ -16,13 +16,14 @@ rows it changes; a rollback only the rows written since its target.
 settings, items), `history.py` (commits, an item's versions), `writes.py` (the
 one place versions are made in Python), `change_index.py` (the full-text
 change index), `travel.py` (diff, rollback, revert), `proposals.py` (review),
-`forgetting.py` (redact, compact, reset) and `tags.py`. `core.py` declares
-what the parts call of each other, and `rows.py` holds what they share, below
-them all.
+`forgetting.py` (redact, compact, reset), `tags.py` and `branches.py`.
+`core.py` declares what the parts call of each other, and `rows.py` holds what
+they share, below them all.
 """
 
 from __future__ import annotations
 
+from langgraph_chronomem.engine.branches import BranchOps
 from langgraph_chronomem.engine.change_index import FULL_TEXT, ChangeIndexOps
 from langgraph_chronomem.engine.forgetting import ForgettingOps
 from langgraph_chronomem.engine.history import HistoryOps
@@ -58,6 +59,7 @@ class LogTransaction(
     ProposalOps,
     ForgettingOps,
     TagOps,
+    BranchOps,
 ):
     """The log's operations inside one open database transaction.
 

@@ -100,6 +100,11 @@ _META = "SELECT name, value FROM chronomem_meta ORDER BY name"
 _TAG_COLUMNS = "scope, name, version, seq, created_at"
 _TAGS = f"SELECT {_TAG_COLUMNS} FROM tags ORDER BY scope, name"
 _INSERT_TAG = f"INSERT INTO tags ({_TAG_COLUMNS}) VALUES (?, ?, ?, ?, ?)"
+# Branches likewise (a merge moves `merged`), with their ids: a branch's id is
+# its mount, which its rows' namespaces hold.
+_BRANCH_COLUMNS = "id, scope, name, fork, fork_seq, merged, created_at"
+_BRANCHES = f"SELECT {_BRANCH_COLUMNS} FROM branches ORDER BY id"
+_BRANCH_TIMES = (_BRANCH_COLUMNS.split(", ").index("created_at"),)
 # The highest id each table has given, deleted rows included (a reset), so the
 # copy never hands one out again: SQLite keeps it in `id_floors`, PostgreSQL in
 # the column's sequence.
@@ -116,7 +121,7 @@ _PG_KEEP_FLOOR = (
     "SELECT setval(s, greatest(?, coalesce(pg_sequence_last_value(s), 0))) "
     "FROM (SELECT pg_get_serial_sequence(?, ?)::regclass AS s) AS q"
 )
-_ID_COLUMNS = {"items": "id", "commits": "seq"}
+_ID_COLUMNS = {"items": "id", "commits": "seq", "branches": "id"}
 
 
 def check_destination(
@@ -186,7 +191,8 @@ def copy_log(
             items = tx.cur.execute(_SELECT_ITEMS, (after, last)).fetchall()
         with dst.transaction(write=True) as tx:
             for scope in dict.fromkeys(row[1] for row in commits):
-                tx.cur.execute(tx.sql.ADD_SCOPE, (scope,))
+                if not scope.startswith("."):  # a branch's: not in `scopes`
+                    tx.cur.execute(tx.sql.ADD_SCOPE, (scope,))
             tx.cur.executemany(
                 _insert(dst, "items", _ITEMS), _timed(items, _ITEM_TIMES, tx.sql)
             )
@@ -202,11 +208,19 @@ def copy_log(
         progress(done + copied, max(total, done + copied))
     with src.transaction(write=False) as tx:
         tags = [tuple(row) for row in tx.cur.execute(_TAGS).fetchall()]
+        branches = tx.cur.execute(_BRANCHES).fetchall()
     with dst.transaction(write=True) as tx:
         for table, floor in floors.items():
             _keep_floor(dst, tx, table, floor)
         tx.cur.execute("DELETE FROM tags")
         tx.cur.executemany(_INSERT_TAG, tags)
+        tx.cur.execute("DELETE FROM branches")
+        tx.cur.executemany(
+            _insert(dst, "branches", _BRANCH_COLUMNS),
+            _timed(branches, _BRANCH_TIMES, tx.sql),
+        )
+        if branches:
+            _keep_floor(dst, tx, "branches", max(row[0] for row in branches))
     return copied
 
 

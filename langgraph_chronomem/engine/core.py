@@ -1,20 +1,28 @@
 """What the parts of a transaction use of each other.
 
 `ReadOps`, `HistoryOps`, `WriteOps`, `ChangeIndexOps`, `TravelOps`,
-`ProposalOps`, `ForgettingOps` and `TagOps` each hold one kind of operation;
-`LogTransaction` (base.py) inherits them all. What one part calls of another
-is declared here once, for the type checker: at run time this class holds
-nothing, and no part imports another's class or base.py.
+`ProposalOps`, `ForgettingOps`, `TagOps` and `BranchOps` each hold one kind
+of operation; `LogTransaction` (base.py) inherits them all. What one part
+calls of another is declared here once, for the type checker: at run time this
+class holds nothing, and no part imports another's class or base.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from langgraph_chronomem.engine.rows import ChangeRow, _NewRow, _Row, _Written
-from langgraph_chronomem.engine.sql import Cursor, Dialect
-from langgraph_chronomem.engine.types import Commit, CommitMeta, Namespace, Op
+from langgraph_chronomem.engine.sql import BranchAt, Cursor, Dialect
+from langgraph_chronomem.engine.types import (
+    Commit,
+    CommitMeta,
+    Namespace,
+    Op,
+    StoredItem,
+    Write,
+)
 
 
 class TransactionCore:
@@ -36,6 +44,15 @@ class TransactionCore:
 
         def head(self, scope: Namespace) -> int: ...
 
+        def get(
+            self,
+            namespace: Namespace,
+            keys: Sequence[str],
+            *,
+            version: int | None = None,
+            branch: BranchAt | None = None,
+        ) -> dict[str, StoredItem]: ...
+
         def hold_change_index(self) -> int: ...
 
         def log(
@@ -43,6 +60,11 @@ class TransactionCore:
             scope: Namespace,
             *,
             version: int | None = None,
+            limit: int | None = None,
+            since: datetime | None = None,
+            until: datetime | None = None,
+            author: str | None = None,
+            op: str | None = None,
             labels: Mapping[str, str] | None = None,
         ) -> list[Commit]: ...
 
@@ -72,6 +94,24 @@ class TransactionCore:
 
         def _op_of(self, scope: Namespace, version: int) -> str | None: ...
 
+        def _branch_row(
+            self, at: BranchAt, namespace: str, key: str
+        ) -> tuple[Any, ...] | None: ...
+
+        def _lock_in_order(self, scopes: Iterable[Namespace]) -> None: ...
+
+        def branch_mounts(self, scope: Namespace) -> list[BranchAt]: ...
+
+        def _rebuild_projections(self, scope: Namespace) -> None: ...
+
+        def _write_all(
+            self,
+            writes: Sequence[Write],
+            meta: CommitMeta,
+            *,
+            branch: BranchAt | None = None,
+        ) -> list[_Written]: ...
+
         def _rows_by_id(self, ids: Sequence[int]) -> dict[int, _Row]: ...
 
         def _write(
@@ -82,4 +122,5 @@ class TransactionCore:
             meta: CommitMeta,
             *,
             target: int | None = None,
+            branch: BranchAt | None = None,
         ) -> _Written | None: ...

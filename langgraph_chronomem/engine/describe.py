@@ -160,6 +160,8 @@ def summarize(op: Op, changes: Sequence[Change], target: int | None = None) -> s
         return f"approved v{target}: {listed}"
     if op == "reject":
         return f"rejected v{target}"
+    if op == "merge":
+        return f"merged a branch at its v{target}: {listed}"
     if op == "redact" and not changes:
         return "redacted past versions"
     if op in ("expire", "redact"):

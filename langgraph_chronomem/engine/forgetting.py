@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -38,6 +38,7 @@ from langgraph_chronomem.engine.rows import (
     rebuild_text,
     scope_text,
 )
+from langgraph_chronomem.engine.sql import BranchAt
 from langgraph_chronomem.engine.types import (
     CommitMeta,
     Compaction,
@@ -59,6 +60,18 @@ with them (`changed`: embedded again), and per collection the `ticket` of
 the scope rebuild asked for alongside, which a crash before the entry is
 applied leaves to do instead (`search/erase.py` applies and strikes both)."""
 _COMPACTED = "compacted "  # + a scope: the setting of its `_compacted_spans`
+
+
+class _Matched(NamedTuple):
+    """What `redact` erases of one timeline: its rows (id, namespace, key,
+    version, valid_to) with their values, the commits whose reason (seq,
+    version) or labels (new labels, seq) held the text, and the texts."""
+
+    scope: Namespace
+    values: dict[tuple[int, str, str, int, int | None], Any]
+    reasons: list[tuple[int, int]]
+    labelled: list[tuple[str, int]]
+    texts: list[str]
 
 
 class ForgettingOps(TransactionCore):
@@ -96,21 +109,83 @@ class ForgettingOps(TransactionCore):
         when and why. Commits stay as an audit skeleton; with `contains`, the
         reasons of the commits that wrote a matching version read
         `[redacted]` if they hold the text, and so do their labels' values
-        (`commit_context(labels=...)`). The change index is made again for
-        the rows that read the erased values, and the vector projections are
-        asked to rebuild the scope.
+        (`commit_context(labels=...)`). What the scope's branches wrote
+        that matches is erased too (a branch then reads the item as absent),
+        but only the scope's own versions are listed. The change index is
+        made again for the rows that read the erased values, and the vector
+        projections are asked to rebuild the scope (and those branches).
         """
         self.hold_change_index()  # then the scope's lock, before anything is read
         self.head(scope)
-        sc = scope_text(scope)
         wanted = None if items is None else {(namespace_text(n), k) for n, k in items}
         needle = None if contains is None else _folded(contains)
+        base = self._matching(scope, None, wanted, key, needle, source)
+        # What the scope's branches wrote themselves (they copy nothing of it).
+        timelines = [base] + [
+            self._matching(scope, at, wanted, key, needle, source)
+            for at in self.branch_mounts(scope)
+        ]
+        matched = sorted(base.values, key=lambda row: row[1:4])  # ns, key, version
+        found = Redaction(
+            scope,
+            tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _ in matched),
+            tuple(
+                (namespace_from_text(ns), k)
+                for _, ns, k, _, end in matched
+                if end is None
+            ),
+            reasons=tuple(sorted(version for _, version in base.reasons)),
+        )
+        if dry_run or not any(t.values for t in timelines):
+            return found
+        ids = [row[0] for t in timelines for row in t.values]
+        stale = set(ids)
+        for t in timelines:
+            for _, version in t.reasons:
+                stale.update(self.row_ids_of(t.scope, version))
+        head_rows = [
+            _NewRow(ns, k, None, None) for _, ns, k, _, end in matched if end is None
+        ]
+        with self._zeroing_freed():
+            commit = self._write(scope, "redact", head_rows, meta)
+            assert commit is not None
+            before = self._texts_near(ids, stale)
+            self._erase(ids, "redacted", commit.seq)
+            self.cur.executemany(
+                self.sql.SET_REASON,
+                [(REDACTED_REASON, seq) for t in timelines for seq, _ in t.reasons],
+            )
+            self.cur.executemany(
+                self.sql.SET_LABELS, [row for t in timelines for row in t.labelled]
+            )
+            self.index_again(stale)
+            self._ask_erasure(scope, ids, before)
+            for t in timelines[1:]:
+                if t.values:
+                    self._rebuild_projections(t.scope)
+        texts = [text for t in timelines for text in t.texts]
+        self.erased_texts = _as_written(texts, contains)
+        return replace(found, commit=self.log(scope, version=commit.version)[0])
+
+    def _matching(
+        self,
+        scope: Namespace,
+        branch: BranchAt | None,
+        wanted: set[tuple[str, str]] | None,
+        key: str | None,
+        needle: str | None,
+        source: str | None,
+    ) -> _Matched:
+        """What `redact` erases of one timeline: the scope's own, or what one
+        of its branches wrote (its namespaces compared without its mount)."""
+        timeline = scope if branch is None else namespace_from_text(branch.scope_text)
+        sc = scope_text(timeline)
         written = None
         if source is not None:
             written = {
                 row_id
-                for commit in self.log(scope, labels={"source": source})
-                for row_id in self.row_ids_of(scope, commit.version)
+                for commit in self.log(timeline, labels={"source": source})
+                for row_id in self.row_ids_of(timeline, commit.version)
             }
         statement, params = self.sql.VALUES_IN_SCOPE, [sc]
         if needle is not None and self.sql.VALUES_MAYBE_HOLDING and _raw_finds(needle):
@@ -119,6 +194,8 @@ class ForgettingOps(TransactionCore):
         for row_id, ns, k, version, value, valid_to in self.cur.execute(
             statement, params
         ).fetchall():
+            if branch is not None:
+                ns = branch.unmounted(ns)
             if (
                 (wanted is None or (ns, k) in wanted)
                 and (key is None or fnmatch.fnmatchcase(k, key))
@@ -127,11 +204,10 @@ class ForgettingOps(TransactionCore):
                 decoded = decode_value(value)
                 if needle is None or needle in _strings(decoded):
                     values[(row_id, ns, k, version, valid_to)] = decoded
-        matched = sorted(values, key=lambda row: row[1:4])  # namespace, key, version
         reasons, labelled = [], []
         texts = list(_walk(list(values.values())))
-        if needle is not None and matched:
-            versions = sorted({version for _, _, _, version, _ in matched})
+        if needle is not None and values:
+            versions = sorted({version for _, _, _, version, _ in values})
             texts_of = [
                 row
                 for chunk in chunks(versions)
@@ -145,38 +221,7 @@ class ForgettingOps(TransactionCore):
                 if redacted is not None:
                     labelled.append((redacted, seq))
                     texts += _walk(json.loads(labels))
-        found = Redaction(
-            scope,
-            tuple((namespace_from_text(ns), k, v) for _, ns, k, v, _ in matched),
-            tuple(
-                (namespace_from_text(ns), k)
-                for _, ns, k, _, end in matched
-                if end is None
-            ),
-            reasons=tuple(sorted(version for _, version in reasons)),
-        )
-        if dry_run or not matched:
-            return found
-        ids = [row[0] for row in matched]
-        stale = set(ids)
-        for _, version in reasons:
-            stale.update(self.row_ids_of(scope, version))
-        head_rows = [
-            _NewRow(ns, k, None, None) for _, ns, k, _, end in matched if end is None
-        ]
-        with self._zeroing_freed():
-            commit = self._write(scope, "redact", head_rows, meta)
-            assert commit is not None
-            before = self._texts_near(ids, stale)
-            self._erase(ids, "redacted", commit.seq)
-            self.cur.executemany(
-                self.sql.SET_REASON, [(REDACTED_REASON, seq) for seq, _ in reasons]
-            )
-            self.cur.executemany(self.sql.SET_LABELS, labelled)
-            self.index_again(stale)
-            self._ask_erasure(scope, ids, before)
-        self.erased_texts = _as_written(texts, contains)
-        return replace(found, commit=self.log(scope, version=commit.version)[0])
+        return _Matched(timeline, values, reasons, labelled, texts)
 
     def compact(
         self,

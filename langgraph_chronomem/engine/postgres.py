@@ -65,6 +65,7 @@ from langgraph_chronomem.engine.postgres_sql import (
 )
 from langgraph_chronomem.engine.rows import _NewRow, _Written, scope_text
 from langgraph_chronomem.engine.schema import Migration, Rows, apply
+from langgraph_chronomem.engine.sql import BranchAt
 from langgraph_chronomem.engine.types import CommitMeta, Namespace, Op, Write
 from langgraph_chronomem.engine.values import encode_time, utc
 from langgraph_chronomem.errors import ConfigError, ReadOnlyError, StorageError
@@ -426,9 +427,10 @@ class _WriteTransaction(LogTransaction):
         meta: CommitMeta,
         *,
         target: int | None = None,
+        branch: BranchAt | None = None,
     ) -> _Written | None:
-        if op == "propose":  # rare: the portable path, not a schema step
-            return super()._write(scope, op, rows, meta, target=target)
+        if op == "propose" or branch is not None:  # rare: the portable path
+            return super()._write(scope, op, rows, meta, target=target, branch=branch)
         moment = utc(meta.timestamp) if meta.timestamp else datetime.now(timezone.utc)
         stamp = encode_time(moment)
         author = SYSTEM_AUTHOR if op == "expire" else meta.author

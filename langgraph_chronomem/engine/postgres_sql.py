@@ -557,6 +557,23 @@ MIGRATIONS = [
             + _lean_write_function("task <> '' AND thread <> ''"),
         ),
     ),
+    Migration(
+        "0013_branches",
+        (
+            # A branch's fork and last merge; its commits and rows are in
+            # `commits` and `items` under its mount (design.md, "Branches").
+            """CREATE TABLE branches (
+                id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                scope TEXT COLLATE "C" NOT NULL,
+                name TEXT COLLATE "C" NOT NULL,
+                fork INTEGER NOT NULL,
+                fork_seq BIGINT NOT NULL,
+                merged INTEGER NOT NULL,
+                created_at TEXT COLLATE "C" NOT NULL,
+                UNIQUE (scope, name)
+            )""",
+        ),
+    ),
 ]
 
 

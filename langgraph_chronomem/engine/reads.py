@@ -3,7 +3,9 @@ and items at HEAD or at any version of their scope.
 
 A read at HEAD sees the rows with `valid_to IS NULL`, a read at version `v`
 those with `version <= v < valid_to` (base.py tells the layout); with
-`omit_expired`, a read at HEAD also hides the items whose TTL has passed.
+`omit_expired`, a read at HEAD also hides the items whose TTL has passed. A
+read on a branch (`BranchAt`) sees the base scope at the fork under the
+branch's own rows (design.md, "Branches").
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from langgraph_chronomem.engine.rows import (
     scope_of,
     scope_text,
 )
+from langgraph_chronomem.engine.sql import BranchAt
 from langgraph_chronomem.engine.types import (
     Namespace,
     ProjectionStats,
@@ -151,19 +154,32 @@ class ReadOps(TransactionCore):
         return time.time() if self.omit_expired and version is None else None
 
     def get(
-        self, namespace: Namespace, keys: Sequence[str], *, version: int | None = None
+        self,
+        namespace: Namespace,
+        keys: Sequence[str],
+        *,
+        version: int | None = None,
+        branch: BranchAt | None = None,
     ) -> dict[str, StoredItem]:
-        """Items of one namespace by key, at HEAD or at `version` of its scope."""
+        """Items of one namespace by key, at HEAD, at `version` of its scope
+        or on `branch`."""
+        branch, version = _on(branch, version)
         found: dict[str, StoredItem] = {}
         for chunk in chunks(list(dict.fromkeys(keys))):
-            statement = self.sql.select_items(
-                namespace=namespace_text(namespace),
-                keys=chunk,
-                version=version,
-                live_after=self._live_after(version),
+            statement = (
+                self.sql.select_items(
+                    namespace=namespace_text(namespace),
+                    keys=chunk,
+                    version=version,
+                    live_after=self._live_after(version),
+                )
+                if branch is None
+                else self.sql.select_items_on_branch(
+                    namespace=namespace_text(namespace), keys=chunk, at=branch
+                )
             )
             for row in self.cur.execute(*statement):
-                item = _stored(row)
+                item = _stored(row, branch)
                 found[item.key] = item
         return found
 
@@ -177,12 +193,23 @@ class ReadOps(TransactionCore):
         scope: Namespace | None = None,
         version: int | None = None,
         among: Sequence[tuple[Namespace, str]] | None = None,
+        branch: BranchAt | None = None,
     ) -> list[StoredItem]:
         """Items under a namespace prefix, newest update first.
 
         With `version`, reads the state of `scope` at that version; with `among`,
-        only those (namespace, key) items.
+        only those (namespace, key) items; with `branch`, the branch's.
         """
+        branch, version = _on(branch, version)
+        if branch is not None:
+            found = self.sql.search_items_on_branch(
+                prefix=namespace_text(prefix),
+                filter=filter,
+                limit=limit,
+                offset=offset,
+                at=branch,
+            )
+            return [_stored(row, branch) for row in self.cur.execute(*found)]
         statement = self.sql.search_items(
             prefix=namespace_text(prefix),
             filter=filter,
@@ -201,8 +228,16 @@ class ReadOps(TransactionCore):
         *,
         scope: Namespace | None = None,
         version: int | None = None,
+        branch: BranchAt | None = None,
     ) -> list[Namespace]:
         """Every namespace holding an item, under a fixed prefix."""
+        branch, version = _on(branch, version)
+        if branch is not None:
+            found = self.sql.select_namespaces_on_branch(
+                prefix=namespace_text(prefix), at=branch
+            )
+            texts = {branch.unmounted(row[0]) for row in self.cur.execute(*found)}
+            return [namespace_from_text(text) for text in sorted(texts)]
         statement = self.sql.select_namespaces(
             prefix=namespace_text(prefix),
             scope=None if scope is None else scope_text(scope),
@@ -220,9 +255,22 @@ class ReadOps(TransactionCore):
             )
 
 
-def _stored(row: Sequence[Any]) -> StoredItem:
-    """A read's row (namespace, key, value, created, updated, ttl, id) as an item."""
+def _on(
+    branch: BranchAt | None, version: int | None
+) -> tuple[BranchAt | None, int | None]:
+    """Where a read looks: a branch at or before its fork is the base scope at
+    that version."""
+    if branch is not None and branch.version <= branch.fork:
+        return None, branch.version
+    return branch, version
+
+
+def _stored(row: Sequence[Any], branch: BranchAt | None = None) -> StoredItem:
+    """A read's row (namespace, key, value, created, updated, ttl, id) as an
+    item; one read on a branch, without the branch's mount."""
     ns, key, value, created, updated, ttl, row_id = row
+    if branch is not None:
+        ns = branch.unmounted(ns)
     created_at = decode_time(created)
     return StoredItem(
         namespace_from_text(ns),

@@ -20,7 +20,14 @@ from typing import Any, NamedTuple, Protocol
 from langgraph_chronomem.engine.values import Stamp, encode_time, now_text
 from langgraph_chronomem.errors import InvalidFilterError
 
-__all__ = ["Comparison", "Cursor", "Dialect", "Statement", "walk_filter"]
+__all__ = [
+    "BranchAt",
+    "Comparison",
+    "Cursor",
+    "Dialect",
+    "Statement",
+    "walk_filter",
+]
 
 
 # Per side of a change, the weight of each column's matches (added, new, old,
@@ -187,6 +194,69 @@ _NOT_PROPOSED = "c.op <> 'propose'"
 _CHANGE_ROWS = (
     "SELECT i.id, c.scope, c.version, c.created_at, i.namespace, i.key, i.value, "
     "p.value, c.author, c.reason, c.op"
+)
+
+
+class BranchAt(NamedTuple):
+    """Where a read on a branch looks, as the log stores it: the base scope at
+    the fork, with the branch's own rows up to `version` over it.
+
+    A branch's rows live under its mount, a namespace root no LangGraph
+    namespace can have (an empty label, then the branch's id):
+
+        >>> at = BranchAt("memories.alice", ".7", fork=3, version=5)
+        >>> at.scope_text, at.mounted("memories.alice.food")
+        ('.7.memories.alice', '.7.memories.alice.food')
+        >>> at.unmounted(".7.memories.alice.food")
+        'memories.alice.food'
+    """
+
+    scope: str
+    mount: str
+    fork: int
+    version: int
+
+    @property
+    def scope_text(self) -> str:
+        """The branch's own scope: its commits' and rows' `scope`."""
+        return self.mounted(self.scope)
+
+    def mounted(self, namespace: str) -> str:
+        """Where the branch keeps a namespace (given as text)."""
+        return f"{self.mount}.{namespace}" if namespace else self.mount
+
+    def unmounted(self, namespace: str) -> str:
+        """A namespace as read (text): the branch's own without its mount."""
+        if namespace == self.mount:
+            return ""
+        if namespace.startswith(self.mount + "."):
+            return namespace[len(self.mount) + 1 :]
+        return namespace
+
+
+def _branch_sides(at: BranchAt) -> tuple[tuple[str, list[Any]], tuple[str, list[Any]]]:
+    """The rows a read on a branch sees: the base scope's at the fork that no
+    branch row (up to `at.version`) replaced, and the branch's own newest row
+    of each item up to `at.version`; a row without a value is a deletion."""
+    base = (
+        "scope = ? AND version <= ? AND (valid_to IS NULL OR valid_to > ?) "
+        "AND value IS NOT NULL AND NOT EXISTS (SELECT 1 FROM items AS o "
+        "WHERE o.namespace = CAST(? AS TEXT) || items.namespace "
+        "AND o.key = items.key AND o.version <= ?)",
+        [at.scope, at.fork, at.fork, at.mount + ".", at.version],
+    )
+    own = (
+        "scope = ? AND version <= ? AND value IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM items AS o WHERE o.namespace = items.namespace "
+        "AND o.key = items.key AND o.version > items.version AND o.version <= ?)",
+        [at.scope_text, at.version, at.version],
+    )
+    return base, own
+
+
+# What a read returns of an item (`reads._stored` reads it).
+_ITEM_READ = (
+    "SELECT namespace, key, value, created_at, updated_at, ttl_minutes, id FROM items"
 )
 
 
@@ -696,6 +766,84 @@ class Dialect:
             (to, *ids),
         )
 
+    # Branches (engine/branches.py).
+    BRANCHES = (
+        "SELECT id, name, fork, fork_seq, merged, created_at FROM branches "
+        "WHERE scope = ?"
+    )
+    BRANCH = BRANCHES + " AND name = ?"
+    BRANCHES += " ORDER BY name"
+    ADD_BRANCH = (
+        "INSERT INTO branches (scope, name, fork, fork_seq, merged, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?)"
+    )
+    # Before a branch is deleted: keep its id from being given again. `None`
+    # where ids come from a sequence, which never reuses one.
+    KEEP_BRANCH_FLOOR: str | None = None
+    BRANCH_MERGED = "UPDATE branches SET merged = ? WHERE id = ?"
+    DELETE_BRANCH = "DELETE FROM branches WHERE id = ?"
+    # An item's row on a branch: its newest row there (no value: deleted
+    # there), else the base scope's row at the fork.
+    BRANCH_ROW = (
+        "SELECT id, value, created_at, version FROM items "
+        "WHERE namespace = ? AND key = ? ORDER BY version DESC LIMIT 1"
+    )
+    BASE_ROW = (
+        "SELECT id, value, created_at, version FROM items WHERE namespace = ? "
+        "AND key = ? AND version <= ? AND (valid_to IS NULL OR valid_to > ?) "
+        "AND value IS NOT NULL"
+    )
+    # The items a scope's commits after a version wrote (a merge's, a diff's).
+    ITEMS_WRITTEN_AFTER = (
+        f"SELECT DISTINCT i.namespace, i.key FROM {_ROWS} WHERE {_ROWS_OF_C} "
+        f"AND c.scope = ? AND c.version > ? AND {_NOT_PROPOSED}"
+    )
+
+    def select_items_on_branch(
+        self, *, namespace: str, keys: Sequence[str], at: BranchAt
+    ) -> Statement:
+        """`select_items` on a branch (namespaces come back mounted)."""
+        (base, base_params), (own, own_params) = _branch_sides(at)
+        marks = _marks(keys)
+        return Statement(
+            f"{_ITEM_READ} WHERE namespace = ? AND key IN ({marks}) AND {base} "
+            f"UNION ALL {_ITEM_READ} WHERE namespace = ? AND key IN ({marks}) "
+            f"AND {own}",
+            (namespace, *keys, *base_params, at.mounted(namespace), *keys, *own_params),
+        )
+
+    def search_items_on_branch(
+        self,
+        *,
+        prefix: str,
+        filter: Mapping[str, Any] | None,
+        limit: int,
+        offset: int,
+        at: BranchAt,
+    ) -> Statement:
+        """`search_items` on a branch (namespaces come back mounted)."""
+        conditions, filter_params = self.filter_conditions(filter or {})
+        filtered = (" AND ".join(conditions), filter_params)
+        base, own = _branch_sides(at)
+        base_where, base_params = _where(base, _under(prefix), filtered)
+        own_where, own_params = _where(own, _under(at.mounted(prefix)), filtered)
+        return Statement(
+            f"{_ITEM_READ} WHERE {base_where} UNION ALL {_ITEM_READ} "
+            f"WHERE {own_where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+            (*base_params, *own_params, limit, offset),
+        )
+
+    def select_namespaces_on_branch(self, *, prefix: str, at: BranchAt) -> Statement:
+        """`select_namespaces` on a branch (namespaces come back mounted)."""
+        base, own = _branch_sides(at)
+        base_where, base_params = _where(base, _under(prefix))
+        own_where, own_params = _where(own, _under(at.mounted(prefix)))
+        return Statement(
+            f"SELECT namespace FROM items WHERE {base_where} "
+            f"UNION SELECT namespace FROM items WHERE {own_where}",
+            (*base_params, *own_params),
+        )
+
     REFRESH_TTL = "UPDATE items SET expires_at = ? + ttl_minutes * 60 WHERE {rows}"
 
     def refresh_ttl(self, namespace: str, keys: Sequence[str], now: float) -> Statement:
@@ -756,9 +904,8 @@ class Dialect:
     ) -> Statement:
         visible, params = _visible(None, version, live_after)
         return Statement(
-            "SELECT namespace, key, value, created_at, updated_at, ttl_minutes, id "
-            "FROM items "
-            f"WHERE namespace = ? AND key IN ({_marks(keys)}) AND {visible}",
+            f"{_ITEM_READ} WHERE namespace = ? AND key IN ({_marks(keys)}) "
+            f"AND {visible}",
             (namespace, *keys, *params),
         )
 
@@ -785,8 +932,7 @@ class Dialect:
             (" AND ".join(conditions), filter_params),
         )
         return Statement(
-            "SELECT namespace, key, value, created_at, updated_at, ttl_minutes, id "
-            f"FROM items WHERE {where} "
+            f"{_ITEM_READ} WHERE {where} "
             "ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
             (*params, limit, offset),
         )

@@ -384,6 +384,25 @@ MIGRATIONS = [
         ),
         rebuilds=("items", "commits"),
     ),
+    schema.Migration(
+        "0012_branches",
+        (
+            # A branch's fork and last merge; its commits and rows are in
+            # `commits` and `items` under its mount (design.md, "Branches").
+            # A deleted branch's id (its mount) is never given again: ids
+            # come past `id_floors`, as the log's (`0004_row_ranges`).
+            """CREATE TABLE branches (
+                id INTEGER PRIMARY KEY,
+                scope TEXT NOT NULL,
+                name TEXT NOT NULL,
+                fork INTEGER NOT NULL,
+                fork_seq INTEGER NOT NULL,
+                merged INTEGER NOT NULL,
+                created_at INTEGER NOT NULL,
+                UNIQUE (scope, name)
+            )""",
+        ),
+    ),
 ]
 
 _COMPARATORS = {
@@ -560,6 +579,16 @@ class SqliteDialect(Dialect):
         "VALUES (max(coalesce((SELECT max(id) FROM items), 0), coalesce((SELECT id "
         "FROM id_floors WHERE name = 'items'), 0)) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
         "?, ?, ?)"
+    )
+    ADD_BRANCH = (
+        "INSERT INTO branches (id, scope, name, fork, fork_seq, merged, created_at) "
+        "VALUES (max(coalesce((SELECT max(id) FROM branches), 0), coalesce((SELECT "
+        "id FROM id_floors WHERE name = 'branches'), 0)) + 1, ?, ?, ?, ?, ?, ?)"
+    )
+    KEEP_BRANCH_FLOOR = (
+        "INSERT INTO id_floors (name, id) VALUES "
+        "('branches', coalesce((SELECT max(id) FROM branches), 0)) "
+        "ON CONFLICT (name) DO UPDATE SET id = max(id, excluded.id)"
     )
     INSERT_COMMIT = (
         "INSERT INTO commits (seq, scope, version, parent, created_at, author, "

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any, Literal
 
 __all__ = [
+    "Branch",
     "Change",
     "Commit",
     "CommitMeta",
@@ -21,6 +22,7 @@ __all__ = [
     "Erased",
     "ItemVersion",
     "MatchedRevert",
+    "MergeConflict",
     "Op",
     "ProjectionStats",
     "Redaction",
@@ -44,10 +46,11 @@ Op = Literal[
     "propose",
     "approve",
     "reject",
+    "merge",
 ]
 """What made a commit: one put, one delete, a batch of writes, a rollback, a
-revert, a TTL expiry, a redaction, writes proposed for review, or a review's
-decision on them (approve, reject)."""
+revert, a TTL expiry, a redaction, writes proposed for review, a review's
+decision on them (approve, reject), or a branch merged into HEAD."""
 
 Namespace = tuple[str, ...]
 
@@ -111,15 +114,15 @@ class Commit:
         author: Who made it (`commit_context(author=...)`, `system` for expiries).
         reason: Why, if the writer said.
         op: `put`, `delete`, `batch`, `rollback`, `revert`, `expire`,
-            `redact`, `propose`, `approve` or `reject`.
+            `redact`, `propose`, `approve`, `reject` or `merge`.
         changes: The items it changed, with their old and new values.
         summary: One readable sentence, e.g.
             `updated memories/alice/city: Boston -> Paris`.
         labels: Where it came from: `thread_id`, `checkpoint_id`, `run_id`, `node`
             when written inside a LangGraph run, plus any labels the caller set.
         target: For a rollback the version it restored; for a revert the version
-            it undid; for an approve or reject the proposal it decided;
-            otherwise `None`.
+            it undid; for an approve or reject the proposal it decided; for
+            a merge the branch version it took; otherwise `None`.
     """
 
     scope: Namespace
@@ -364,6 +367,67 @@ class Tag:
     def __str__(self) -> str:
         gone = " (destroyed by a reset)" if self.destroyed else ""
         return f"{self.name} -> v{self.version}{gone}"
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A named branch of a scope (`ChronoStore.branch`): the scope as it was
+    at `fork`, with changes of its own that HEAD does not see until `merge`.
+
+    Attributes:
+        scope: The scope it branches.
+        name: Its name, unique in the scope.
+        fork: The scope's version it starts at.
+        head: Its latest version: its commits go on from `fork` (`fork + 1`,
+            ...), so `head == fork` until its first write.
+        merged: The branch version its last merge took (`fork` before any):
+            the next merge takes only what came after.
+        created_at: When it was made (UTC).
+    """
+
+    scope: Namespace
+    name: str
+    fork: int
+    head: int
+    merged: int
+    created_at: datetime
+
+    def __str__(self) -> str:
+        return f"{self.name} (from v{self.fork}, at v{self.head})"
+
+
+@dataclass(frozen=True)
+class MergeConflict:
+    """An item (or one field of a record) that both a branch and HEAD changed
+    since their common base, to different values.
+
+        >>> MergeConflict(("m",), "me", "diet", "meat", "vegan", "fish").path
+        'm/me (diet)'
+
+    Attributes:
+        namespace: The item's namespace.
+        key: The item's key.
+        field: The record's field in conflict; `None` when the whole item is
+            (it is not a record of several fields on every side, or one side
+            deleted it).
+        base: What the item (or field) held at the merge's base: the branch's
+            fork, or its last merge. `None`: absent.
+        ours: What the branch holds.
+        theirs: What HEAD holds.
+    """
+
+    namespace: Namespace
+    key: str
+    field: str | None
+    base: Any
+    ours: Any
+    theirs: Any
+
+    @property
+    def path(self) -> str:
+        """`namespace/.../key`, and the field when only it is in conflict."""
+        path = "/".join((*self.namespace, self.key))
+        return f"{path} ({self.field})" if self.field else path
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from langgraph_chronomem.engine.rows import (
     placed,
     scope_text,
 )
+from langgraph_chronomem.engine.sql import BranchAt
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -45,7 +46,7 @@ SYSTEM_AUTHOR = "system"
 HELD_RETURNING = "brings back removed content"
 # Ops that make a commit even when no item changed: what they undid, or erased,
 # is worth a record of its own.
-COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact", "approve", "reject")
+COMMITS_EVEN_EMPTY = ("rollback", "revert", "redact", "approve", "reject", "merge")
 # The `chronomem_meta` setting naming the commit `source` label whose writes
 # land as proposals (`require_review`).
 REVIEW_SOURCE = "review_source"
@@ -81,10 +82,23 @@ class WriteOps(TransactionCore):
         """
         return len(self._write_all(writes, meta))
 
-    def _write_all(self, writes: Sequence[Write], meta: CommitMeta) -> list[_Written]:
+    def _write_all(
+        self,
+        writes: Sequence[Write],
+        meta: CommitMeta,
+        *,
+        branch: BranchAt | None = None,
+    ) -> list[_Written]:
+        """The commits of `commit` and `write`; on `branch` (whose scope every
+        write is in), commits to it, never proposals: a branch is the place
+        for changes nobody reads yet."""
         by_scope: dict[Namespace, dict[tuple[str, str], _NewRow]] = {}
         ops: dict[Namespace, Op] = {}
-        proposing = bool(meta.review or meta.labels) and self._needs_review(meta)
+        proposing = (
+            branch is None
+            and bool(meta.review or meta.labels)
+            and self._needs_review(meta)
+        )
         depth = self.scope_depth
         for write in writes:
             namespace, key, index = write.namespace, write.key, write.index
@@ -109,10 +123,15 @@ class WriteOps(TransactionCore):
         written = []
         for scope, rows in by_scope.items():
             op, said = ops[scope], meta
-            if meta.hold_returning and op != "propose" and self._returns(scope, rows):
+            if (
+                meta.hold_returning
+                and branch is None
+                and op != "propose"
+                and self._returns(scope, rows)
+            ):
                 op = "propose"
                 said = replace(meta, labels={**meta.labels, "held": HELD_RETURNING})
-            done = self._write(scope, op, list(rows.values()), said)
+            done = self._write(scope, op, list(rows.values()), said, branch=branch)
             if done is not None:
                 written.append(done)
         return written
@@ -168,6 +187,7 @@ class WriteOps(TransactionCore):
         meta: CommitMeta,
         *,
         target: int | None = None,
+        branch: BranchAt | None = None,
     ) -> _Written | None:
         """Write `rows` as the scope's next version; the one place versions are
         made, but for PostgreSQL's server-side `chronomem_write` (schema step
@@ -176,11 +196,16 @@ class WriteOps(TransactionCore):
 
         A proposal (op `propose`) writes its rows with an empty validity, as a
         deletion's, and leaves the rows they would replace live: no read sees
-        it, and `prev_id` still says what it would replace."""
+        it, and `prev_id` still says what it would replace. On a `branch`
+        (design.md, "Branches"), every row goes under the branch's mount with
+        an empty validity too, replaces the branch's row of its item or the
+        base's at the fork, and closes nothing."""
         cur, sql = self.cur, self.sql
-        sc = scope_text(scope)
+        sc = scope_text(scope) if branch is None else branch.scope_text
         proposing = op == "propose"
         parent = cur.execute(sql.HEAD, (sc,)).fetchone()[0]  # 0: no commit yet
+        if branch is not None:
+            parent = max(parent, branch.fork)
         task = _task_of(meta.labels) if meta.labels else None
         version = parent + 1
         at = meta.timestamp
@@ -189,7 +214,10 @@ class WriteOps(TransactionCore):
         changes: list[_RawChange] = []
         for row in rows:
             value = row.value
-            live = cur.execute(sql.LIVE_ROW, (row.namespace, row.key)).fetchone()
+            if branch is None:
+                live = cur.execute(sql.LIVE_ROW, (row.namespace, row.key)).fetchone()
+            else:
+                live = self._branch_row(branch, row.namespace, row.key)
             if live is None:
                 if value is None:
                     continue  # deleting what is not there changes nothing
@@ -198,10 +226,11 @@ class WriteOps(TransactionCore):
                 prev_id, prev_value, prev_created, _ = live
             if task and self._ran_before(task, row, live, proposing=proposing):
                 continue  # a task run again (resumed, retried) wrote this already
-            if prev_id is not None and not proposing:
+            if prev_id is not None and not proposing and branch is None:
                 cur.execute(sql.CLOSE_ROW, (version, prev_id))
             ttl = row.ttl_minutes
-            valid_to = version if value is None or proposing else None
+            empty = value is None or proposing or branch is not None
+            valid_to = version if empty else None
             if value is None:
                 created = updated = expires = None
             else:
@@ -218,7 +247,7 @@ class WriteOps(TransactionCore):
                     sc,
                     version,
                     valid_to,
-                    row.namespace,
+                    row.namespace if branch is None else branch.mounted(row.namespace),
                     row.key,
                     value,
                     prev_id,
@@ -257,7 +286,7 @@ class WriteOps(TransactionCore):
         )
         seq = cur.lastrowid
         assert seq is not None
-        if not parent:
+        if not parent and branch is None:
             cur.execute(sql.ADD_SCOPE, (sc,))
         return _Written(
             scope,

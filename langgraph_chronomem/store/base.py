@@ -49,6 +49,7 @@ from langgraph_chronomem.errors import ConfigError
 from langgraph_chronomem.search.chroma import NO_CHROMA
 from langgraph_chronomem.search.index import SearchIndex
 from langgraph_chronomem.search.vectors import Progress
+from langgraph_chronomem.store.branches import Branching
 from langgraph_chronomem.store.context import current_meta
 from langgraph_chronomem.store.forgetting import Forgetting
 from langgraph_chronomem.store.opening import Opening, is_conn_string
@@ -81,6 +82,7 @@ class ChronoStore(
     UndoInWords,
     Review,
     Sweepers,
+    Branching,
 ):
     """A versioned, drop-in LangGraph store on SQLite or PostgreSQL.
 

@@ -35,6 +35,7 @@ from langgraph.store.base import (
 
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.rows import scope_of
+from langgraph_chronomem.engine.sql import BranchAt
 from langgraph_chronomem.engine.types import Namespace, StoredItem, Write
 from langgraph_chronomem.errors import (
     InvalidRequestError,
@@ -430,7 +431,8 @@ def _fixed_prefix(conditions: Sequence[MatchCondition]) -> Namespace:
 
 @dataclass
 class ReadPlan:
-    """Where reads look: HEAD (`version=None`) or one version of one scope.
+    """Where reads look: HEAD (`version=None`), one version of one scope, or
+    a branch of it (`branch`, where the scope's version is not read).
 
     `queries` holds the embedded `query` of each semantic search op (by op
     position) and `vectors` the index to search them in; `embedded`, the
@@ -439,6 +441,7 @@ class ReadPlan:
 
     scope: Namespace | None = None
     version: int | None = None
+    branch: BranchAt | None = None
     vectors: VectorIndex | None = None
     queries: dict[int, list[float]] = field(default_factory=dict)
     embedded: dict[str, list[float]] = field(default_factory=dict)
@@ -486,6 +489,10 @@ def _search(
     tx: LogTransaction, op: SearchOp, index: int, plan: ReadPlan
 ) -> list[tuple[StoredItem, float | None]]:
     prefix = plan.within(tuple(op.namespace_prefix), prefix=True)
+    if op.query and plan.branch is not None:
+        raise ScopeError(
+            "search by meaning does not read a branch yet; search it without `query`"
+        )
     if index in plan.queries and plan.vectors is not None:
         if plan.version is not None:
             assert plan.scope is not None  # a view's plan names both
@@ -523,6 +530,7 @@ def _search(
         offset=op.offset,
         scope=plan.scope,
         version=plan.version,
+        branch=plan.branch,
     )
     return [(item, None) for item in found]
 
@@ -540,7 +548,7 @@ def run_reads(tx: LogTransaction, ops: Sequence[Op], plan: ReadPlan) -> list[Res
             gets.setdefault(plan.within(op.namespace, prefix=False), []).append(index)
     for namespace, indexes in gets.items():
         keys = [ops[i].key for i in indexes]  # type: ignore[union-attr]
-        found = tx.get(namespace, keys, version=plan.version)
+        found = tx.get(namespace, keys, version=plan.version, branch=plan.branch)
         for index in indexes:
             op = ops[index]
             stored = found.get(op.key)  # type: ignore[union-attr]
@@ -569,7 +577,10 @@ def _list_namespaces(
     namespaces = [
         ns
         for ns in tx.namespaces(
-            _fixed_prefix(conditions), scope=plan.scope, version=plan.version
+            _fixed_prefix(conditions),
+            scope=plan.scope,
+            version=plan.version,
+            branch=plan.branch,
         )
         if all(_matches(c, ns) for c in conditions)
     ]

@@ -86,8 +86,10 @@ class VersionControl(TagControl):
         run_id: str | None = None,
         thread_id: str | None = None,
         node: str | None = None,
+        branch: str | None = None,
     ) -> list[Commit]:
-        """The scope's commits, newest first.
+        """The scope's commits, newest first; with `branch`, that branch's own
+        (those before its fork are the scope's).
 
         Args:
             scope: The scope, or any namespace inside it.
@@ -103,6 +105,7 @@ class VersionControl(TagControl):
             run_id: Only commits of this LangGraph run.
             thread_id: Only commits of this thread's runs.
             node: Only commits made by this graph node.
+            branch: The branch whose commits to list (`ChronoStore.branch`).
 
         `since` and `until` take `datetime`s only, as LangGraph's APIs do: parse
         text first (`datetime.fromisoformat`), so "yesterday" is never guessed at.
@@ -123,6 +126,11 @@ class VersionControl(TagControl):
             source=source, trust=trust, run_id=run_id, thread_id=thread_id, node=node
         )
         with self._engine.transaction(write=False) as tx:
+            if branch is not None:
+                return tx.branch_log(
+                    sc, branch, limit=limit, since=since, until=until,
+                    author=author, op=op, labels=labels,
+                )  # fmt: skip
             return tx.log(
                 sc, limit=limit, since=since, until=until, author=author, op=op,
                 labels=labels,
@@ -139,19 +147,37 @@ class VersionControl(TagControl):
             return tx.show(sc, tx.version_of(sc, version))
 
     def diff(
-        self, scope: Sequence[str], v1: VersionRef, v2: VersionRef
+        self,
+        scope: Sequence[str],
+        v1: VersionRef | None = None,
+        v2: VersionRef | None = None,
+        *,
+        branch: str | None = None,
     ) -> list[Change]:
         """What changed between two versions (0 is the empty state before v1),
-        each a number or a tag's name.
+        each a number or a tag's name; or, with `branch` and no versions, what
+        differs between HEAD and the branch.
 
-            `old` is the value at `v1`, `new` the value at `v2`.
+            `old` is the value at `v1` (HEAD), `new` the value at `v2` (the
+            branch's head).
 
         Raises:
             VersionNotFound: If either version (or tag) does not exist.
+            InvalidRequestError: For versions with `branch`, or a version
+                missing without it.
+            BranchNotFound: If the scope has no such branch.
         """
         sc = check_scope(scope, self.scope_depth)
+        given = [v for v in (v1, v2) if v is not None]
+        if len(given) != (0 if branch is not None else 2):
+            raise InvalidRequestError(
+                "diff takes two versions (diff(scope, 1, 3)) or a branch alone "
+                "(diff(scope, branch='trial'): HEAD against the branch)"
+            )
         with self._engine.transaction(write=False) as tx:
-            return tx.diff(sc, tx.version_of(sc, v1), tx.version_of(sc, v2))
+            if branch is not None:
+                return tx.branch_diff(sc, branch)
+            return tx.diff(sc, *(tx.version_of(sc, v) for v in given))
 
     def history(self, namespace: Sequence[str], key: str) -> list[ItemVersion]:
         """Every version of one item, newest first, including its deletions.
@@ -165,17 +191,25 @@ class VersionControl(TagControl):
         with self._engine.transaction(write=False) as tx:
             return tx.history(namespace, key)
 
-    def as_of(self, scope: Sequence[str], version: VersionRef) -> StoreView:
+    def as_of(
+        self, scope: Sequence[str], version: VersionRef, *, branch: str | None = None
+    ) -> StoreView:
         """A read-only store showing the scope as it was at `version` (a number
-        or a tag's name).
+        or a tag's name); with `branch`, the branch at its version `version`.
 
         The view raises `VersionNotFound` once a `reset` destroys that version.
 
         Raises:
-            VersionNotFound: If the scope has no such version or tag.
+            VersionNotFound: If the scope (or branch) has no such version or tag.
             CompactedError: If `compact` erased values the scope held then.
+            BranchNotFound: If the scope has no such branch.
         """
         sc = check_scope(scope, self.scope_depth)
+        if branch is not None:
+            with self._engine.transaction(write=False) as tx:
+                on = tx.branch_at(sc, branch, tx.version_of(sc, version))
+                tx.check_whole(sc, min(on.fork, on.version))
+            return StoreView(self._engine, sc, on.version, commit_seq=0, branch=branch)
         with self._engine.transaction(write=False) as tx:
             at = tx.version_of(sc, version)
             tx.check_version(sc, at, allow_zero=True)

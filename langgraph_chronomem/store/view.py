@@ -64,6 +64,9 @@ class StoreView(CheckedKeys):
         commit_seq: The `seq` of the commit at `version` (0 for version 0), by
             which the view knows that version still exists.
         search: The store's semantic side, for `search(query=...)`.
+        branch: The branch whose `version` it shows (`None`: the scope's own
+            timeline); a deleted branch raises `BranchNotFound`, and a search
+            by meaning `ScopeError` (not on a branch yet).
     """
 
     def __init__(
@@ -74,15 +77,18 @@ class StoreView(CheckedKeys):
         *,
         commit_seq: int,
         search: SearchIndex | None = None,
+        branch: str | None = None,
     ) -> None:
         self._engine = engine
         self.scope = scope
         self.version = version
+        self.branch = branch
         self._commit_seq = commit_seq
         self._search = search
 
     def __repr__(self) -> str:
-        return f"StoreView(scope={self.scope!r}, version={self.version})"
+        on = "" if self.branch is None else f", branch={self.branch!r}"
+        return f"StoreView(scope={self.scope!r}, version={self.version}{on})"
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Run read ops against the scope at this version.
@@ -126,7 +132,11 @@ class StoreView(CheckedKeys):
                 f"this view of {self.scope!r} at v{self.version} is read-only; "
                 "write through the store itself, or roll back to this version"
             )
-        if self._search is None or not self._search.indexes_items:
+        if (
+            self._search is None
+            or not self._search.indexes_items
+            or self.branch is not None  # refused by `run_reads`
+        ):
             return checked, {}
         queries = {
             i: op.query
@@ -169,6 +179,10 @@ class StoreView(CheckedKeys):
 
     def _in_transaction(self, ops: Sequence[Op], plan: ReadPlan) -> list[Result]:
         with self._engine.transaction(write=False) as tx:
+            if self.branch is not None:
+                at = tx.branch_at(self.scope, self.branch, self.version)
+                tx.check_whole(self.scope, min(at.fork, self.version))
+                return run_reads(tx, ops, ReadPlan(self.scope, branch=at))
             if tx.commit_seq(self.scope, self.version) != self._commit_seq:
                 raise VersionNotFound(
                     f"v{self.version} of {'/'.join(self.scope) or 'the store'} was "
