@@ -42,19 +42,33 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     verbs = branch.add_subparsers(dest="verb", metavar="VERB", required=True)
 
     create = verbs.add_parser(
-        "create", parents=[common], help="make a branch at a version (default: HEAD)"
+        "create",
+        parents=[common],
+        help="make a branch at a version (default: HEAD)",
+        description="Make a branch of the scope at a version (HEAD unless --at "
+        "names one): it costs nothing until something is written on it.",
     )
     add_scope_option(create)
     create.add_argument("name", metavar="NAME", help="letters, digits, - and _")
     create.add_argument("--at", metavar="VERSION", help="where it starts")
     create.set_defaults(run=run_create)
 
-    listing = verbs.add_parser("list", parents=[common], help="the scope's branches")
+    listing = verbs.add_parser(
+        "list",
+        parents=[common],
+        help="the scope's branches",
+        description="The scope's branches: where each starts, its head, and the "
+        "branch version its last merge took.",
+    )
     add_scope_option(listing)
     listing.set_defaults(run=run_list)
 
     delete = verbs.add_parser(
-        "delete", parents=[common], help="delete a branch and what it holds"
+        "delete",
+        parents=[common],
+        help="delete a branch and what it holds",
+        description="Delete a branch: its rows, commits and vectors go; HEAD "
+        "keeps what was merged from it.",
     )
     add_scope_option(delete)
     delete.add_argument("name", metavar="NAME")
@@ -82,13 +96,23 @@ def register(commands: Commands, common: argparse.ArgumentParser) -> None:
     merge.add_argument("--author", help="who (recorded on the commit)")
     merge.set_defaults(run=run_merge)
 
-    log = verbs.add_parser("log", parents=[common], help="the branch's own commits")
+    log = verbs.add_parser(
+        "log",
+        parents=[common],
+        help="the branch's own commits",
+        description="The branch's own commits, newest first (those before its "
+        "fork are the scope's: chronomem log).",
+    )
     add_scope_option(log)
     log.add_argument("name", metavar="NAME")
     log.set_defaults(run=run_log)
 
     diff = verbs.add_parser(
-        "diff", parents=[common], help="what differs between HEAD and the branch"
+        "diff",
+        parents=[common],
+        help="what differs between HEAD and the branch",
+        description="What differs between HEAD and the branch's head, item by "
+        "item: what a merge would have to bring together.",
     )
     add_scope_option(diff)
     diff.add_argument("name", metavar="NAME")
