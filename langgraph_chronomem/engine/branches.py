@@ -25,7 +25,7 @@ A branch is a scope of its own mounted where no LangGraph namespace can be
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, Literal
@@ -48,10 +48,12 @@ from langgraph_chronomem.engine.types import (
     CommitMeta,
     MergeConflict,
     Namespace,
+    RevertConflict,
     StoredItem,
     Write,
 )
 from langgraph_chronomem.engine.values import decode_time
+from langgraph_chronomem.engine.writes import _record
 from langgraph_chronomem.errors import (
     BranchError,
     BranchNotFound,
@@ -116,6 +118,62 @@ class BranchOps(TransactionCore):
         """Where each of the scope's branches keeps its rows (at its fork)."""
         rows = self.cur.execute(self.sql.BRANCHES, (scope_text(scope),)).fetchall()
         return [_at(scope, tuple(row)) for row in rows]
+
+    def branch_of_mount(self, scope: Namespace) -> BranchAt | None:
+        """The branch whose own scope `scope` is (`("", id, *base scope)`, as
+        its commits and rows are kept), at its fork; `None` for any other."""
+        if scope[:1] != ("",) or len(scope) < 2:
+            return None
+        mount = f".{scope[1]}"
+        found = [at for at in self.branch_mounts(scope[2:]) if at.mount == mount]
+        return found[0] if found else None
+
+    def revert_on_branch(
+        self,
+        scope: Namespace,
+        name: str,
+        version: int,
+        meta: CommitMeta,
+        *,
+        items: Sequence[tuple[Namespace, str]] | None = None,
+        fields: Sequence[str] = (),
+        force: bool = False,
+    ) -> Commit | RevertConflict:
+        """`revert` of one of branch `name`'s own commits (`version`, a
+        branch version), as a new commit on the branch, three-way against
+        what the branch holds; HEAD is untouched. `items` and the result's
+        namespaces are as the branch is read (without its mount).
+
+        Raises:
+            BranchNotFound: If the scope has no branch of that name.
+            VersionError: As `revert` (nothing to undo, a version that is not
+                the branch's own).
+        """
+        at = self.branch_at(scope, name)
+        own = namespace_from_text(at.scope_text)
+        self.head(own)  # its lock: another write on the branch waits
+        if not at.fork < version <= self._branch_head(at):
+            raise VersionError(
+                f"v{version} is not a commit of branch {name!r} (its own are "
+                f"v{at.fork + 1}..v{self._branch_head(at)})"
+            )
+        mounted = None if items is None else [((*own[:2], *ns), k) for ns, k in items]
+        restore, _, conflicts = self._plan_revert(own, version, mounted, fields)
+        if conflicts and not force:
+            return RevertConflict(
+                scope,
+                version,
+                tuple(replace(c, namespace=c.namespace[2:]) for c in conflicts),
+            )
+        if not restore:
+            raise VersionError(f"v{version}'s changes are already undone on the branch")
+        rows = [row._replace(namespace=at.unmounted(row.namespace)) for row in restore]
+        labelled = replace(meta, labels={**meta.labels, BRANCH_LABEL: name})
+        written = self._write(
+            scope, "revert", rows, labelled, target=version, branch=at
+        )
+        assert written is not None  # `restore` changes something
+        return _record(written, labelled)
 
     def branch(self, scope: Namespace, name: str) -> Branch:
         """Branch `name` of `scope`.

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING, Any
 from langgraph_chronomem.engine.rows import ChangeRow, _NewRow, _Row, _Written
 from langgraph_chronomem.engine.sql import BranchAt, Cursor, Dialect
 from langgraph_chronomem.engine.types import (
+    Change,
     Commit,
     CommitMeta,
+    Conflict,
     Namespace,
     Op,
     StoredItem,
@@ -101,6 +103,16 @@ class TransactionCore:
         def _lock_in_order(self, scopes: Iterable[Namespace]) -> None: ...
 
         def branch_mounts(self, scope: Namespace) -> list[BranchAt]: ...
+
+        def branch_of_mount(self, scope: Namespace) -> BranchAt | None: ...
+
+        def _plan_revert(
+            self,
+            scope: Namespace,
+            version: int,
+            items: Sequence[tuple[Namespace, str]] | None,
+            fields: Sequence[str] = (),
+        ) -> tuple[list[_NewRow], tuple[Change, ...], tuple[Conflict, ...]]: ...
 
         def _rebuild_projections(self, scope: Namespace) -> None: ...
 

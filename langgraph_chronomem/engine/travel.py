@@ -309,7 +309,10 @@ class TravelOps(TransactionCore):
         items: Sequence[tuple[Namespace, str]] | None,
         fields: Sequence[str] = (),
     ) -> tuple[list[_NewRow], tuple[Change, ...], tuple[Conflict, ...]]:
-        """The rows a revert writes, what they change at HEAD, and the conflicts."""
+        """The rows a revert writes, what they change at HEAD, and the conflicts.
+
+        For a branch's own scope (`branch_of_mount`), what they change on the
+        branch: its namespaces mounted, as its rows hold them."""
         self.check_version(scope, version, allow_zero=False)
         if self._op_of(scope, version) == "propose":
             raise VersionError(
@@ -319,6 +322,18 @@ class TravelOps(TransactionCore):
         plan = self.cur.execute(
             self.sql.REVERT_PLAN, (scope_text(scope), version)
         ).fetchall()
+        branch = self.branch_of_mount(scope)
+        if branch is not None:  # what each item holds on the branch, not at HEAD
+            plan = [
+                (
+                    ns,
+                    key,
+                    wrote,
+                    prev_id,
+                    *_live(self._branch_row(branch, branch.unmounted(ns), key)),
+                )
+                for ns, key, wrote, prev_id, _, _ in plan
+            ]
         if not plan:
             raise VersionError(
                 f"v{version} changed nothing; there is nothing to revert"
@@ -378,6 +393,11 @@ class TravelOps(TransactionCore):
             changes.append(Change(namespace, key, held, old, fields=tuple(fields)))
             restore.append(row)
         return restore, tuple(changes), tuple(conflicts)
+
+
+def _live(row: tuple[Any, ...] | None) -> tuple[Any, Any]:
+    """(value, id) of an item's live row on a branch; `(None, None)` if absent."""
+    return (None, None) if row is None else (row[1], row[0])
 
 
 def _state(row: _Row) -> tuple[Any, ...]:

@@ -1,6 +1,7 @@
 """Search by meaning of a scope as it was at a past version
-(`store.as_of(scope, v).search(prefix, query=...)`), ranked exactly as the
-live store ranks the same state: the same fields embedded with the same
+(`store.as_of(scope, v).search(prefix, query=...)`) or as a branch holds it
+(`store.on_branch(scope, name).search(...)`), ranked exactly as the live
+store ranks the same state: the same fields embedded with the same
 model, the same distance, every item's score its best field's.
 
 Nothing is copied into Chroma. The items of the scope at `v` under the prefix
@@ -39,6 +40,7 @@ import numpy as np
 
 from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.feed import ProjectionFeed
+from langgraph_chronomem.engine.sql import BranchAt
 from langgraph_chronomem.engine.types import Namespace, StoredItem
 from langgraph_chronomem.search.embedding import ItemTexts
 from langgraph_chronomem.search.exact import KeptVectors, scores, unit_rows
@@ -123,14 +125,16 @@ def search_as_of(
     embedded: Mapping[str, list[float]],
     *,
     scope: Namespace,
-    version: int,
+    version: int | None,
     prefix: Namespace,
+    branch: BranchAt | None = None,
     vector: Sequence[float],
     filter: Mapping[str, Any] | None,
     limit: int,
     offset: int,
 ) -> list[tuple[StoredItem, float]]:
-    """Items of `scope` at `version` under `prefix` nearest to `vector`:
+    """Items of `scope` at `version` (of `branch`, if given) under `prefix`
+    nearest to `vector`:
     (item, score), best first, equal scores in the order of the rows that
     hold them (the live store's order for a state written in that order).
 
@@ -141,7 +145,13 @@ def search_as_of(
         NotEmbedded: If a text of the state has no vector in either.
     """
     items = tx.search(
-        prefix, filter=filter, limit=_EVERY, offset=0, scope=scope, version=version
+        prefix,
+        filter=filter,
+        limit=_EVERY,
+        offset=0,
+        scope=scope,
+        version=version,
+        branch=branch,
     )
     by_row = {item.row_id: item for item in items}
     rows, matrix, norms = kept.item_vectors_of(list(by_row))

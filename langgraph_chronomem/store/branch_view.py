@@ -22,29 +22,35 @@ It is a `BaseStore`, so a graph compiled with it runs on the branch:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
+from functools import partial
 
 from langgraph.store.base import Op, Result
 
-from langgraph_chronomem._twins import off_loop
 from langgraph_chronomem.engine.base import LogTransaction
-from langgraph_chronomem.engine.types import Namespace
+from langgraph_chronomem.engine.types import CommitMeta, Namespace, Write
 from langgraph_chronomem.store.context import current_meta
 from langgraph_chronomem.store.core import StoreCore
+from langgraph_chronomem.store.embedded_reads import EmbeddedReads
 from langgraph_chronomem.store.ops import CheckedKeys, ReadPlan, check_ops, run_reads
 
 __all__ = ["BranchView"]
 
 
 class BranchView(CheckedKeys):
-    """Branch `name` of `scope`: `get`, `search` (without `query`),
-    `list_namespaces`, `put` and `delete`, each batch one transaction.
+    """Branch `name` of `scope`: `get`, `search`, `list_namespaces`, `put`
+    and `delete`, each batch one transaction.
 
     Reads see the scope as it was at the branch's fork under the branch's own
     writes; each batch that writes makes one commit on the branch, labelled
     as any commit (author, reason, and the LangGraph run's thread, run and
     node) and with the branch's name. Reads and writes outside the scope raise
-    `ScopeError`; a search by meaning raises it too (it reads HEAD only). TTLs
-    are kept but do not run on a branch: a merged item's starts at HEAD.
+    `ScopeError`. `search(prefix, query=...)` ranks the branch's state as the
+    store, holding that state at HEAD, would rank it (`search/past.py`): the
+    vectors HEAD holds of rows the branch shares are reused, the texts of
+    the branch's own rows embedded once and kept; nothing of a branch goes
+    to Chroma. TTLs are kept but do not run on a branch: a merged item's
+    starts at HEAD.
 
     Args:
         store: The store whose log holds the branch.
@@ -56,6 +62,7 @@ class BranchView(CheckedKeys):
         self._store = store
         self.scope = scope
         self.name = name
+        self._reads = EmbeddedReads(store._engine, store._search)
 
     def __repr__(self) -> str:
         return f"BranchView(scope={self.scope!r}, name={self.name!r})"
@@ -67,28 +74,46 @@ class BranchView(CheckedKeys):
         Raises:
             BranchNotFound: If the branch was deleted.
             BranchError: If a reset destroyed its fork.
-            ScopeError: For a namespace outside the scope, or a search by
-                meaning.
+            ScopeError: For a namespace outside the scope.
             ChronomemError: As `ChronoStore.batch` for bad ops (an invalid
-                namespace, value, filter...); nothing is written.
+                namespace, value, filter...) and searches by meaning (no
+                Chroma, a read-only store); nothing is written.
         """
-        ops, writes = check_ops(ops, self._store.scope_depth)
-        meta = current_meta()
+        checked, writes, queries = self._checked(ops)
+        run = partial(self._run, checked, writes, current_meta())
+        return self._reads.run(queries, ReadPlan(self.scope), run)
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Async `batch`: embeds with the model's async API, then runs in a
+        worker thread."""
+        checked, writes, queries = self._checked(ops)
+        run = partial(self._run, checked, writes, current_meta())
+        return await self._reads.arun(queries, ReadPlan(self.scope), run)
+
+    def _checked(
+        self, ops: Iterable[Op]
+    ) -> tuple[list[Op], list[Write], dict[int, str]]:
+        """The ops, checked; their writes; the queries of their searches by
+        meaning."""
+        checked, writes = check_ops(ops, self._store.scope_depth)
+        if writes:
+            self._store._engine.check_writable("write")
+        return checked, writes, self._reads.queries(checked)
+
+    def _run(
+        self, ops: list[Op], writes: list[Write], meta: CommitMeta, plan: ReadPlan
+    ) -> list[Result]:
+        """One transaction: the reads, then the commit of the writes."""
 
         def run(tx: LogTransaction) -> list[Result]:
             at = tx.branch_at(self.scope, self.name)
             tx.check_whole(self.scope, at.fork)
-            results = run_reads(tx, ops, ReadPlan(self.scope, branch=at))
+            results = run_reads(tx, ops, replace(plan, branch=at))
             if writes:
                 tx.write_on_branch(self.scope, self.name, writes, meta)
             return results
 
         if writes:
-            self._store._engine.check_writable("write")
             return self._store._write(run)
         with self._store._engine.transaction(write=False) as tx:
             return run(tx)
-
-    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Async `batch`."""
-        return await off_loop(self.batch, list(ops))

@@ -42,16 +42,36 @@ def moment_of(text: str) -> datetime | None:
         return None
 
 
-def version_at(store: ChronoStore, scope: Sequence[str], when: datetime) -> int:
+def version_at(
+    store: ChronoStore,
+    scope: Sequence[str],
+    when: datetime,
+    *,
+    branch: str | None = None,
+) -> int:
     """The scope's version at `when`: its newest commit made at or before it
-    (0 before its first)."""
+    (0 before its first). On `branch`, the branch's: its newest own commit
+    by then, else the scope's version then, at most the fork."""
+    if branch is not None:
+        own = store.log(scope, until=when, limit=1, branch=branch)
+        if own:
+            return own[0].version
+        (fork,) = [b.fork for b in store.branches(scope) if b.name == branch]
+        return min(version_at(store, scope, when), fork)
     commits = store.log(scope, until=when, limit=1)
     return commits[0].version if commits else 0
 
 
-def version_named(store: ChronoStore, scope: Sequence[str], ref: int | str) -> int:
-    """The version `ref` names in `scope`: a number, `v3`, a tag's name, or an
-    ISO date or time.
+def version_named(
+    store: ChronoStore,
+    scope: Sequence[str],
+    ref: int | str,
+    *,
+    branch: str | None = None,
+) -> int:
+    """The version `ref` names in `scope` (a moment: on `branch`, the
+    branch's version then): a number, `v3`, a tag's name, or an ISO date or
+    time.
 
     Raises:
         VersionNotFound: For an unknown tag.
@@ -64,5 +84,5 @@ def version_named(store: ChronoStore, scope: Sequence[str], ref: int | str) -> i
         return int(number.group(1))
     moment = moment_of(ref)
     if moment is not None:
-        return version_at(store, scope, moment)
+        return version_at(store, scope, moment, branch=branch)
     return store.version_of(scope, ref.strip())

@@ -489,13 +489,9 @@ def _search(
     tx: LogTransaction, op: SearchOp, index: int, plan: ReadPlan
 ) -> list[tuple[StoredItem, float | None]]:
     prefix = plan.within(tuple(op.namespace_prefix), prefix=True)
-    if op.query and plan.branch is not None:
-        raise ScopeError(
-            "search by meaning does not read a branch yet; search it without `query`"
-        )
     if index in plan.queries and plan.vectors is not None:
-        if plan.version is not None:
-            assert plan.scope is not None  # a view's plan names both
+        if plan.version is not None or plan.branch is not None:
+            assert plan.scope is not None  # a view's plan names it
             return list(
                 search_as_of(
                     tx,
@@ -505,6 +501,7 @@ def _search(
                     plan.embedded,
                     scope=plan.scope,
                     version=plan.version,
+                    branch=plan.branch,
                     prefix=prefix,
                     vector=plan.queries[index],
                     filter=op.filter,

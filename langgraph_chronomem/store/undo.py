@@ -10,13 +10,15 @@ Undoing one change is surgical: only its items move (DESIGN.md).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
 from langgraph_chronomem._twins import in_thread
+from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.describe import describe_change
 from langgraph_chronomem.engine.protocol import LogEngine
+from langgraph_chronomem.engine.rows import namespace_from_text
 from langgraph_chronomem.engine.types import (
     Change,
     Commit,
@@ -97,6 +99,7 @@ def apply_undo(
     meta: CommitMeta,
     choice: int | None = None,
     force: bool = False,
+    branch: str | None = None,
 ) -> UndoResult:
     """Apply the resolver's decision, if it made one, or the candidate a person chose.
 
@@ -107,6 +110,8 @@ def apply_undo(
     it then rolls back, so it reports exactly what applying would: the same
     changes, or the same conflict. `choice` is a position in
     `resolution.candidates`, applied whether or not the resolver decided.
+    On `branch` (a resolution of `resolve(..., branch=)`), a revert commits
+    on the branch and HEAD is untouched; a rollback is refused there.
 
     Raises:
         InvalidRequestError: If `choice` names no candidate.
@@ -134,19 +139,36 @@ def apply_undo(
         return UndoResult(False, message, resolution)
     assert best is not None
     revert = best.action == "revert"
+    if branch is not None and not revert:
+        message = (
+            f"a branch goes back one change at a time: ask to undo the change "
+            f"({best.id}: {best.summary}) rather than to go back to a moment"
+        )
+        return UndoResult(False, message, resolution, candidate=best)
     if not revert and best.target == resolution.head:
         message = f"memory is already as it was at v{best.target}"
         return UndoResult(False, message, resolution, candidate=best)
     target = best.commit.version if revert else best.target
     with engine.transaction(write=True, dry_run=dry_run) as tx:
-        if tx.head_seq(scope) != resolution.head_seq:
+        own = scope if branch is None else branch_scope(tx, scope, branch)
+        if tx.head_seq(own) != resolution.head_seq:
             message = (
                 "memory changed while the request was being resolved "
-                f"(HEAD was v{resolution.head}, is now v{tx.head(scope)}); ask again"
+                f"(HEAD was v{resolution.head}, is now v{tx.head(own)}); ask again"
             )
             return UndoResult(False, message, resolution, candidate=best)
         try:
-            if revert:
+            if revert and branch is not None:
+                outcome = tx.revert_on_branch(
+                    scope,
+                    branch,
+                    best.commit.version,
+                    meta,
+                    items=best.items,
+                    fields=best.fields,
+                    force=force,
+                )
+            elif revert:
                 outcome = tx.revert(
                     scope,
                     best.commit.version,
@@ -186,18 +208,20 @@ def apply_undo(
         )
     return UndoResult(
         True,
-        _said(outcome, best, resolution),
+        _said(outcome, best, resolution, on_branch=branch is not None),
         resolution,
         outcome,
         outcome.changes,
-        resolution.head,
+        resolution.head if branch is None else None,
         action=action,
         target=target,
         candidate=best,
     )
 
 
-def _said(commit: Commit, best: Candidate, resolution: Resolution) -> str:
+def _said(
+    commit: Commit, best: Candidate, resolution: Resolution, *, on_branch: bool
+) -> str:
     kind = resolution.intent.kind
     if kind == "redo":
         what = f"redid what v{best.commit.version} undid"
@@ -206,10 +230,65 @@ def _said(commit: Commit, best: Candidate, resolution: Resolution) -> str:
     else:
         what = f"went back to v{best.target} (matched change {best.id}: {best.summary})"
     how = f"rolled back to v{best.target}" if commit.op == "rollback" else "reverted"
+    redo = (
+        f"undo change {commit.version} on the branch"
+        if on_branch
+        else f"roll back to v{resolution.head}"
+    )
     return (
         f"{what}: {how} as v{commit.version}: {_listing(commit.changes)}. "
-        f"To redo, roll back to v{resolution.head}."
+        f"To redo, {redo}."
     )
+
+
+def branch_scope(tx: LogTransaction, scope: Namespace, name: str) -> Namespace:
+    """The scope branch `name`'s own commits are kept in (design.md,
+    "Branches"): what the undo search reads for it.
+
+    Raises:
+        BranchNotFound: If the scope has no branch of that name.
+    """
+    return namespace_from_text(tx.branch_at(scope, name).scope_text)
+
+
+def on_branch(resolution: Resolution, scope: Namespace) -> Resolution:
+    """A resolution made in a branch's own scope, as the branch is read:
+    namespaces without the branch's mount, and what a rollback would change
+    left out (a branch is not rolled back; such a candidate is offered,
+    never acted on)."""
+
+    def ns(namespace: Namespace) -> Namespace:
+        return namespace[2:]
+
+    def changes(found: tuple[Change, ...]) -> tuple[Change, ...]:
+        return tuple(replace(c, namespace=ns(c.namespace)) for c in found)
+
+    candidates = []
+    for c in resolution.candidates:
+        rollback = c.action == "rollback"
+        candidates.append(
+            replace(
+                c,
+                commit=replace(
+                    c.commit, scope=scope, changes=changes(c.commit.changes)
+                ),
+                changes=changes(c.changes),
+                diff=() if rollback else changes(c.diff),
+                changed=0 if rollback else c.changed,
+                conflicts=tuple(
+                    replace(x, namespace=ns(x.namespace)) for x in c.conflicts
+                ),
+            )
+        )
+    best = candidates[0] if candidates else None
+    if resolution.decided and best is not None and best.action == "rollback":
+        return replace(
+            resolution,
+            candidates=tuple(candidates),
+            decided=False,
+            reason="a branch goes back one change at a time; which change?",
+        )
+    return replace(resolution, candidates=tuple(candidates))
 
 
 class UndoInWords(StoreCore):
@@ -223,6 +302,7 @@ class UndoInWords(StoreCore):
         k: int = 5,
         mode: Mode = "auto",
         now: datetime | None = None,
+        branch: str | None = None,
     ) -> Resolution:
         """Which change a natural-language request means; changes nothing.
 
@@ -248,6 +328,11 @@ class UndoInWords(StoreCore):
                 force one or the other for requests that name a change.
             now: The moment relative times ("last week") count from, in the
                 timezone where the person's days begin (default: now, UTC).
+            branch: Resolve among the changes branch `name` made since its
+                fork (what `log(scope, branch=name)` lists), as reverts: a
+                branch goes back one change at a time, so a request to go
+                back to a moment is offered, never decided, and `mode` is
+                `auto` or `revert`.
 
         Returns:
             The candidates, best first, each with its id, the matched change, the
@@ -256,15 +341,29 @@ class UndoInWords(StoreCore):
             holds.
 
         Raises:
-            InvalidRequestError: For an empty request, a bad `k` or `mode`.
+            InvalidRequestError: For an empty request, a bad `k` or `mode`
+                (`rollback` on a branch).
             ReadOnlyError: On a store opened with `read_only=True`: the search
                 indexes it reads catch up with the log first, which writes.
+            BranchNotFound: If the scope has no such branch.
         """
         sc = check_scope(scope, self.scope_depth)
         if isinstance(request, str):
             check_text("an undo request", request)
         self._engine.check_writable("resolve undo requests")
-        return self._search.resolver().resolve(sc, request, k=k, mode=mode, now=now)
+        if branch is None:
+            resolver = self._search.resolver()
+            return resolver.resolve(sc, request, k=k, mode=mode, now=now)
+        if mode == "rollback":
+            raise InvalidRequestError(
+                "a branch goes back one change at a time: mode is 'auto' or "
+                "'revert' there"
+            )
+        with self._engine.transaction(write=False) as tx:
+            own = branch_scope(tx, sc, branch)
+        resolver = self._search.resolver()
+        found = resolver.resolve(own, request, k=k, mode="revert", now=now)
+        return on_branch(found, sc)
 
     def undo(
         self,
@@ -275,6 +374,7 @@ class UndoInWords(StoreCore):
         dry_run: bool = False,
         force: bool = False,
         author: str | None = None,
+        branch: str | None = None,
     ) -> UndoResult:
         """Resolve a request and apply it when the resolver is sure.
 
@@ -285,6 +385,8 @@ class UndoInWords(StoreCore):
             dry_run: Report what would change, change nothing.
             force: Revert items even if they were changed again since.
             author: Who asked (recorded on the commit).
+            branch: Undo on branch `name`: among its own changes, as a
+                revert committed on the branch; HEAD is untouched (`resolve`).
 
         Returns:
             What changed, in words and as data, and the version that redoes it —
@@ -293,10 +395,16 @@ class UndoInWords(StoreCore):
 
         Raises:
             InvalidRequestError: For an empty request or an unknown mode.
+            BranchNotFound: If the scope has no such branch.
         """
-        resolution = self.resolve(scope, request, mode=mode)
+        resolution = self.resolve(scope, request, mode=mode, branch=branch)
         return self.apply(
-            scope, resolution, dry_run=dry_run, force=force, author=author
+            scope,
+            resolution,
+            dry_run=dry_run,
+            force=force,
+            author=author,
+            branch=branch,
         )
 
     def apply(
@@ -308,6 +416,7 @@ class UndoInWords(StoreCore):
         dry_run: bool = False,
         force: bool = False,
         author: str | None = None,
+        branch: str | None = None,
     ) -> UndoResult:
         """Apply a resolution: its decided best candidate, or the one a person chose.
 
@@ -321,9 +430,12 @@ class UndoInWords(StoreCore):
             dry_run: Report what would change, change nothing.
             force: Revert items even if they were changed again since.
             author: Who chose (recorded on the commit).
+            branch: The branch the resolution was made on
+                (`resolve(..., branch=)`); the revert commits there.
 
         Raises:
             InvalidRequestError: If `choice` names no candidate.
+            BranchNotFound: If the scope has no such branch.
         """
         sc = check_scope(scope, self.scope_depth)
         meta = self._meta(author, f"undo: {resolution.request}")
@@ -335,6 +447,7 @@ class UndoInWords(StoreCore):
             meta=meta,
             choice=choice,
             force=force,
+            branch=branch,
         )
         if result.applied:
             self._search.after_commit({})

@@ -209,7 +209,14 @@ class VersionControl(TagControl):
             with self._engine.transaction(write=False) as tx:
                 on = tx.branch_at(sc, branch, tx.version_of(sc, version))
                 tx.check_whole(sc, min(on.fork, on.version))
-            return StoreView(self._engine, sc, on.version, commit_seq=0, branch=branch)
+            return StoreView(
+                self._engine,
+                sc,
+                on.version,
+                commit_seq=0,
+                search=self._search,
+                branch=branch,
+            )
         with self._engine.transaction(write=False) as tx:
             at = tx.version_of(sc, version)
             tx.check_version(sc, at, allow_zero=True)

@@ -15,16 +15,16 @@ It is a `BaseStore`, so anything that reads a store can read the past:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from functools import partial
 
-from langgraph.store.base import Op, PutOp, Result, SearchOp
+from langgraph.store.base import Op, PutOp, Result
 
-from langgraph_chronomem._twins import off_loop
 from langgraph_chronomem.engine.protocol import LogEngine
 from langgraph_chronomem.engine.types import Namespace
-from langgraph_chronomem.errors import ConfigError, ReadOnlyError, VersionNotFound
-from langgraph_chronomem.search.chroma import NO_CHROMA
+from langgraph_chronomem.errors import ReadOnlyError, VersionNotFound
 from langgraph_chronomem.search.index import SearchIndex
-from langgraph_chronomem.search.past import NotEmbedded
+from langgraph_chronomem.store.embedded_reads import EmbeddedReads
 from langgraph_chronomem.store.ops import CheckedKeys, ReadPlan, check_ops, run_reads
 
 __all__ = ["StoreView"]
@@ -65,8 +65,7 @@ class StoreView(CheckedKeys):
             which the view knows that version still exists.
         search: The store's semantic side, for `search(query=...)`.
         branch: The branch whose `version` it shows (`None`: the scope's own
-            timeline); a deleted branch raises `BranchNotFound`, and a search
-            by meaning `ScopeError` (not on a branch yet).
+            timeline); a deleted branch raises `BranchNotFound`.
     """
 
     def __init__(
@@ -84,7 +83,7 @@ class StoreView(CheckedKeys):
         self.version = version
         self.branch = branch
         self._commit_seq = commit_seq
-        self._search = search
+        self._reads = EmbeddedReads(engine, search)
 
     def __repr__(self) -> str:
         on = "" if self.branch is None else f", branch={self.branch!r}"
@@ -102,87 +101,33 @@ class StoreView(CheckedKeys):
                 as the store's own search.
         """
         checked, queries = self._checked(ops)
-        asked = list(dict.fromkeys(queries.values()))
-        embedded = dict(zip(asked, self._embed(asked), strict=True))
-        while True:
-            try:
-                return self._read(checked, queries, embedded)
-            except NotEmbedded as missing:  # embed outside the log's transaction
-                self._learn(embedded, missing.texts, self._embed(missing.texts))
+        plan = ReadPlan(self.scope, self.version)
+        return self._reads.run(queries, plan, partial(self._in_transaction, checked))
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Async `batch`: embeds with the model's async API, then reads in a
         worker thread."""
         checked, queries = self._checked(ops)
-        asked = list(dict.fromkeys(queries.values()))
-        embedded = dict(zip(asked, await self._aembed(asked), strict=True))
-        while True:
-            try:
-                return await off_loop(self._read, checked, queries, embedded)
-            except NotEmbedded as missing:
-                vectors = await self._aembed(missing.texts)
-                self._learn(embedded, missing.texts, vectors)
+        plan = ReadPlan(self.scope, self.version)
+        read = partial(self._in_transaction, checked)
+        return await self._reads.arun(queries, plan, read)
 
     def _checked(self, ops: Iterable[Op]) -> tuple[list[Op], dict[int, str]]:
-        """The ops, checked, and the queries of its searches by meaning (none
-        on a store without `index=`, which ignores them, as its search does)."""
+        """The ops, checked, and the queries of its searches by meaning."""
         checked, _ = check_ops(ops, self._engine.scope_depth)
         if any(isinstance(op, PutOp) for op in checked):
             raise ReadOnlyError(
                 f"this view of {self.scope!r} at v{self.version} is read-only; "
                 "write through the store itself, or roll back to this version"
             )
-        if (
-            self._search is None
-            or not self._search.indexes_items
-            or self.branch is not None  # refused by `run_reads`
-        ):
-            return checked, {}
-        queries = {
-            i: op.query
-            for i, op in enumerate(checked)
-            if isinstance(op, SearchOp) and op.query
-        }
-        if queries:  # as the store's search checks them
-            self._engine.check_writable("search by meaning")
-            if not self._search.has_chroma:
-                raise ConfigError(NO_CHROMA)
-        return checked, queries
-
-    def _read(
-        self,
-        ops: Sequence[Op],
-        queries: dict[int, str],
-        embedded: dict[str, list[float]],
-    ) -> list[Result]:
-        """One transaction of reads; searches by meaning on the vectors,
-        caught up with every write so far (`SearchIndex.searching`).
-
-        Raises:
-            NotEmbedded: If a text of a past row has no vector yet.
-        """
-        if not queries:
-            return self._in_transaction(ops, ReadPlan(self.scope, self.version))
-        assert self._search is not None  # `_checked` found queries
-        return self._search.searching(
-            lambda vectors: self._in_transaction(
-                ops,
-                ReadPlan(
-                    self.scope,
-                    self.version,
-                    vectors=vectors,
-                    queries={i: embedded[q] for i, q in queries.items()},
-                    embedded=embedded,
-                ),
-            )
-        )
+        return checked, self._reads.queries(checked)
 
     def _in_transaction(self, ops: Sequence[Op], plan: ReadPlan) -> list[Result]:
         with self._engine.transaction(write=False) as tx:
             if self.branch is not None:
                 at = tx.branch_at(self.scope, self.branch, self.version)
                 tx.check_whole(self.scope, min(at.fork, self.version))
-                return run_reads(tx, ops, ReadPlan(self.scope, branch=at))
+                return run_reads(tx, ops, replace(plan, version=None, branch=at))
             if tx.commit_seq(self.scope, self.version) != self._commit_seq:
                 raise VersionNotFound(
                     f"v{self.version} of {'/'.join(self.scope) or 'the store'} was "
@@ -191,28 +136,3 @@ class StoreView(CheckedKeys):
                 )
             tx.check_whole(self.scope, self.version)  # compacted since?
             return run_reads(tx, ops, plan)
-
-    def _learn(
-        self,
-        embedded: dict[str, list[float]],
-        texts: list[str],
-        vectors: list[list[float]],
-    ) -> None:
-        """Keep these texts' vectors: for this batch's next read, and for
-        the next searches of past states (`PastVectors`)."""
-        new = dict(zip(texts, vectors, strict=True))
-        embedded.update(new)
-        assert self._search is not None  # only a search by meaning embeds
-        self._search.vectors().past.keep(new)
-
-    def _embed(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        assert self._search is not None  # `_checked` found queries
-        return self._search.embeddings.embed_documents(texts)
-
-    async def _aembed(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        assert self._search is not None
-        return await self._search.embeddings.aembed_documents(texts)

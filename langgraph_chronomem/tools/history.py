@@ -20,7 +20,7 @@ from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.store.base import ChronoStore
 from langgraph_chronomem.store.moments import version_named
 from langgraph_chronomem.tools.replies import candidate_line, quote
-from langgraph_chronomem.tools.runtime import locate, make_tool
+from langgraph_chronomem.tools.runtime import locate_on_branch, make_tool
 
 _HISTORY = (
     "Find past changes to what you remember about the user, e.g. 'my home city' or "
@@ -33,10 +33,19 @@ _HISTORY = (
 )
 
 
-def _history(store: ChronoStore, scope: tuple[str, ...], query: str, limit: int) -> str:
-    """Past changes matching `query`, best match first, labelled as history."""
+def _history(
+    store: ChronoStore,
+    scope: tuple[str, ...],
+    query: str,
+    limit: int,
+    branch: str | None,
+) -> str:
+    """Past changes matching `query`, best match first, labelled as history
+    (on `branch`: the branch's own)."""
     try:
-        resolution = store.resolve(scope, f"undo {query}", k=min(max(1, limit), 20))
+        resolution = store.resolve(
+            scope, f"undo {query}", k=min(max(1, limit), 20), branch=branch
+        )
     except InvalidRequestError as exc:
         return f"No history found: {exc}."
     if not resolution.candidates:
@@ -50,14 +59,24 @@ def _history(store: ChronoStore, scope: tuple[str, ...], query: str, limit: int)
 
 
 def _memory_as_of(
-    store: ChronoStore, scope: tuple[str, ...], query: str, limit: int, as_of: str
+    store: ChronoStore,
+    scope: tuple[str, ...],
+    query: str,
+    limit: int,
+    as_of: str,
+    branch: str | None,
 ) -> str:
-    """The memories of `scope` at the version `as_of` names matching `query`,
-    best first (ranked by meaning on a store with `index=`), labelled as past."""
+    """The memories of `scope` (on `branch`, if given) at the version `as_of`
+    names matching `query`, best first (ranked by meaning on a store with
+    `index=`), labelled as past."""
     try:
-        version = version_named(store, scope, as_of)
-        head = store.head(scope)
-        found = store.as_of(scope, version).search(
+        version = version_named(store, scope, as_of, branch=branch)
+        head = (
+            store.head(scope)
+            if branch is None
+            else next(b.head for b in store.branches(scope) if b.name == branch)
+        )
+        found = store.as_of(scope, version, branch=branch).search(
             scope, query=query, limit=min(max(1, limit), 20)
         )
     except (CompactedError, InvalidRequestError, VersionError, VersionNotFound) as exc:
@@ -82,6 +101,7 @@ def create_memory_history_tool(
     *,
     name: str = "memory_history",
     store: ChronoStore | None = None,
+    branch: str | None = None,
 ) -> StructuredTool:
     """A tool that finds past changes to memory: look before you undo.
 
@@ -101,6 +121,8 @@ def create_memory_history_tool(
         namespace: As for `create_undo_memory_tool`.
         name: The tool's name.
         store: The store to use; by default the graph's (from `ToolRuntime`).
+        branch: As for `create_undo_memory_tool`: the branch's own changes
+            are listed, and `as_of` reads the branch.
 
     Returns:
         A LangChain tool with sync and async forms.
@@ -109,6 +131,7 @@ def create_memory_history_tool(
         ConfigError, ScopeError: As for `create_undo_memory_tool`.
     """
     template = NamespaceTemplate(namespace)
+    on = None if branch is None else NamespaceTemplate((branch,))
 
     def memory_history(
         query: Annotated[str, "What to look up, e.g. 'my home city last week'."],
@@ -120,9 +143,9 @@ def create_memory_history_tool(
         ] = None,
         runtime: ToolRuntime = None,  # type: ignore[assignment]  # injected
     ) -> str:
-        chrono, scope = locate(template, store, runtime)
+        chrono, scope, name = locate_on_branch(template, on, store, runtime)
         if as_of is not None:
-            return _memory_as_of(chrono, scope, query, limit, as_of)
-        return _history(chrono, scope, query, limit)
+            return _memory_as_of(chrono, scope, query, limit, as_of, name)
+        return _history(chrono, scope, query, limit, name)
 
     return make_tool(memory_history, name, _HISTORY)

@@ -57,13 +57,14 @@ def candidate_line(candidate: Candidate) -> str:
     return f"[{candidate.id}] {commit.created_at:%Y-%m-%d}{who}: {what}"
 
 
-def changed_reply(commit: Commit, name: str) -> str:
+def changed_reply(commit: Commit, name: str, *, redo: str = "redo") -> str:
+    """What an undo changed, and the request (`redo`) that reverses it."""
     listed = "; ".join(said(c) for c in commit.changes[:5])
     more = len(commit.changes) - 5
     return (
         f"Memory changed (now v{commit.version}): {listed}"
         + (f"; and {more} more" if more > 0 else "")
-        + f". To reverse it, call {name} with request 'redo'."
+        + f". To reverse it, call {name} with request '{redo}'."
     )
 
 

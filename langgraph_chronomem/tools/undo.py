@@ -11,6 +11,7 @@ from langgraph.types import interrupt
 
 from langgraph_chronomem.errors import InvalidRequestError, VersionError
 from langgraph_chronomem.namespace import NamespaceTemplate
+from langgraph_chronomem.search.candidates import Mode
 from langgraph_chronomem.store.base import ChronoStore
 from langgraph_chronomem.tools.replies import (
     RESUME_SCHEMA,
@@ -20,7 +21,7 @@ from langgraph_chronomem.tools.replies import (
     picked,
     unsure_reply,
 )
-from langgraph_chronomem.tools.runtime import locate, make_tool
+from langgraph_chronomem.tools.runtime import locate_on_branch, make_tool
 
 _UNDO = (
     "Undo a change to what you remember about the user. `request` is best a change "
@@ -41,10 +42,13 @@ def _undo(
     whole: bool,
     approval: bool,
     name: str,
+    branch: str | None,
 ) -> str:
-    """Resolve `request`, ask for approval if wanted, apply; say what happened."""
+    """Resolve `request`, ask for approval if wanted, apply (on `branch`, if
+    given); say what happened."""
+    mode: Mode = "rollback" if whole else "auto"
     try:
-        resolution = store.resolve(scope, request, mode="rollback" if whole else "auto")
+        resolution = store.resolve(scope, request, mode=mode, branch=branch)
     except (InvalidRequestError, VersionError) as exc:  # e.g. a proposal's id
         return f"Nothing changed: {exc}."
     choice = None
@@ -54,9 +58,10 @@ def _undo(
         if isinstance(chosen, str):
             return f"Nothing changed: {chosen}."
         choice = resolution.candidates.index(chosen)
-    result = store.apply(scope, resolution, choice=choice, author=name)
-    if result.commit is not None:
-        return changed_reply(result.commit, name)
+    result = store.apply(scope, resolution, choice=choice, author=name, branch=branch)
+    if result.commit is not None:  # on a branch, undone by its id: no rollback there
+        redo = "redo" if branch is None else str(result.commit.version)
+        return changed_reply(result.commit, name, redo=redo)
     if result.conflict is not None:
         return conflict_reply(result.conflict)
     if resolution.candidates and not resolution.decided and choice is None:
@@ -70,6 +75,7 @@ def create_undo_memory_tool(
     require_approval: bool = False,
     name: str = "undo_memory",
     store: ChronoStore | None = None,
+    branch: str | None = None,
 ) -> StructuredTool:
     """A tool that undoes a memory change the user describes in words.
 
@@ -98,16 +104,24 @@ def create_undo_memory_tool(
         require_approval: Ask a person before changing anything.
         name: The tool's name (its replies mention it).
         store: The store to use; by default the graph's (from `ToolRuntime`).
+        branch: Undo on this branch of the scope (`ChronoStore.undo(...,
+            branch=)`: among its own changes, HEAD untouched): a name, or a
+            `{placeholder}` filled from the run as the namespace's. A graph
+            compiled with `store.on_branch(scope, name)` undoes on that
+            branch without it.
 
     Returns:
         A LangChain tool with sync and async forms; it replies in one short text.
 
     Raises:
         ConfigError: For a malformed template; when called, for a missing or bad
-            template value, or no `ChronoStore`.
-        ScopeError: When called, if a placeholder lies outside the store's scope.
+            template value, no `ChronoStore`, or a `branch` other than the
+            graph's.
+        ScopeError: When called, if a placeholder lies outside the store's scope
+            (or the graph's branch's).
     """
     template = NamespaceTemplate(namespace)
+    on = None if branch is None else NamespaceTemplate((branch,))
 
     def undo_memory(
         request: Annotated[
@@ -118,8 +132,10 @@ def create_undo_memory_tool(
         ] = False,
         runtime: ToolRuntime = None,  # type: ignore[assignment]  # injected
     ) -> str:
-        chrono, scope = locate(template, store, runtime)
-        return _undo(chrono, scope, request, whole_memory, require_approval, name)
+        chrono, scope, on_branch = locate_on_branch(template, on, store, runtime)
+        return _undo(
+            chrono, scope, request, whole_memory, require_approval, name, on_branch
+        )
 
     return make_tool(undo_memory, name, _UNDO)
 
@@ -130,12 +146,17 @@ def create_undo_node(
     require_approval: bool = False,
     name: str = "undo_memory",
     store: ChronoStore | None = None,
+    branch: str | None = None,
 ) -> ToolNode:
     """A `ToolNode` with the undo tool: `builder.add_node("undo", create_undo_node())`.
 
     Args, Raises: as for `create_undo_memory_tool`.
     """
     tool = create_undo_memory_tool(
-        namespace, require_approval=require_approval, name=name, store=store
+        namespace,
+        require_approval=require_approval,
+        name=name,
+        store=store,
+        branch=branch,
     )
     return ToolNode([tool])
