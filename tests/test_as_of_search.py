@@ -47,6 +47,35 @@ def _item(rng: random.Random, scope: Namespace) -> Item:
     return (*scope, rng.choice(["notes", "facts"])), rng.choice(KEYS)
 
 
+def random_commit(
+    writer: Any, rng: random.Random, state: State, scope: Namespace
+) -> State:
+    """One random commit to `scope` through `writer` (a store, or a view that
+    writes): a delete, a batch of puts or one put; the state after it."""
+    state = OrderedDict(state)
+    kind = rng.random()
+    if kind < 0.2 and state:  # a delete
+        item = rng.choice(list(state))
+        writer.delete(*item)
+        del state[item]
+    elif kind < 0.35:  # a batch of puts to distinct items
+        items = list(dict.fromkeys(_item(rng, scope) for _ in range(3)))
+        ops = []
+        for item in items:
+            value, index = _value(rng), rng.choice(INDEXES)
+            ops.append(PutOp(item[0], item[1], value, index=index))
+            state.pop(item, None)
+            state[item] = (value, index)
+        writer.batch(ops)
+    else:  # a put: a new item or an update
+        item = _item(rng, scope)
+        value, index = _value(rng), rng.choice(INDEXES)
+        writer.put(*item, value, index=index)
+        state.pop(item, None)
+        state[item] = (value, index)
+    return state
+
+
 def write_history(
     store: ChronoStore, rng: random.Random, steps: int
 ) -> dict[Namespace, list[State]]:
@@ -54,28 +83,7 @@ def write_history(
     states: dict[Namespace, list[State]] = {scope: [OrderedDict()] for scope in SCOPES}
     for _ in range(steps):
         scope = rng.choice(SCOPES)
-        state = OrderedDict(states[scope][-1])
-        kind = rng.random()
-        if kind < 0.2 and state:  # a delete
-            item = rng.choice(list(state))
-            store.delete(*item)
-            del state[item]
-        elif kind < 0.35:  # a batch of puts to distinct items
-            items = list(dict.fromkeys(_item(rng, scope) for _ in range(3)))
-            ops = []
-            for item in items:
-                value, index = _value(rng), rng.choice(INDEXES)
-                ops.append(PutOp(item[0], item[1], value, index=index))
-                state.pop(item, None)
-                state[item] = (value, index)
-            store.batch(ops)
-        else:  # a put: a new item or an update
-            item = _item(rng, scope)
-            value, index = _value(rng), rng.choice(INDEXES)
-            store.put(*item, value, index=index)
-            state.pop(item, None)
-            state[item] = (value, index)
-        states[scope].append(state)
+        states[scope].append(random_commit(store, rng, states[scope][-1], scope))
     for scope in SCOPES:
         assert store.head(scope) == len(states[scope]) - 1
     return states

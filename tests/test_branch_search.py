@@ -14,25 +14,21 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.store.base import PutOp
 
 from langgraph_chronomem import ChronoStore
 from tests.test_as_of_search import (
     FILTERS,
-    INDEXES,
     Counting,
     State,
-    _item,
-    _value,
     assert_same_ranking,
     found,
     hold,
+    random_commit,
     write_history,
 )
 from testsupport.hashed import INDEX, WORDS
@@ -59,30 +55,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ChronoStor
 
 
 def step(writer: Any, rng: random.Random, state: State) -> State:
-    """One random commit to `ALICE` through `writer` (the store or a branch);
-    the state after it."""
-    state = OrderedDict(state)
-    kind = rng.random()
-    if kind < 0.2 and state:  # a delete
-        item = rng.choice(list(state))
-        writer.delete(*item)
-        del state[item]
-    elif kind < 0.35:  # a batch of puts to distinct items
-        items = list(dict.fromkeys(_item(rng, ALICE) for _ in range(3)))
-        ops = []
-        for item in items:
-            value, index = _value(rng), rng.choice(INDEXES)
-            ops.append(PutOp(item[0], item[1], value, index=index))
-            state.pop(item, None)
-            state[item] = (value, index)
-        writer.batch(ops)
-    else:  # a put: a new item or an update
-        item = _item(rng, ALICE)
-        value, index = _value(rng), rng.choice(INDEXES)
-        writer.put(*item, value, index=index)
-        state.pop(item, None)
-        state[item] = (value, index)
-    return state
+    """One random commit to `ALICE` through `writer` (the store or a branch)."""
+    return random_commit(writer, rng, state, ALICE)
 
 
 def compare(view: Any, fresh: ChronoStore, state: State, rng: random.Random) -> None:
