@@ -80,3 +80,21 @@ def test_a_tool_bound_to_the_run_s_branch_undoes_there(store: ChronoStore) -> No
     # as of the branch's v5: what the branch held then, before the undo
     assert then.startswith("Memory as of v5 matching") and "at v6" in then
     assert ASTRONAUT in then and TEACHER not in then
+
+
+def test_a_conflict_on_a_branch_asks_without_offering_to_go_back(
+    store: ChronoStore,
+) -> None:
+    """A branch goes back one change at a time, so when the change to undo was
+    changed again since, the reply asks the person and does not offer
+    `whole_memory=true`, which a branch refuses."""
+    on_trial(store)
+    branch = store.on_branch(ALICE, "trial")
+    branch.put(ALICE, "job", {"content": "User works as an astronaut at NASA"})
+    undo = create_undo_memory_tool(store=store, branch="trial")
+    reply = undo.invoke({"request": "5.1"}, config())
+    assert reply.startswith("Nothing changed: that memory was changed again since")
+    assert "whole_memory" not in reply
+    assert branch.get(ALICE, "job").value == {
+        "content": "User works as an astronaut at NASA"
+    }

@@ -68,16 +68,17 @@ def changed_reply(commit: Commit, name: str, *, redo: str = "redo") -> str:
     )
 
 
-def conflict_reply(conflict: RevertConflict) -> str:
+def conflict_reply(conflict: RevertConflict, *, on_branch: bool = False) -> str:
+    """Why a revert changed nothing; off a branch, with the way back in time
+    (a branch goes back one change at a time, so there it only asks)."""
     items = "; ".join(
         f"{quote(c.wrote)} is now " + ("removed" if c.now is None else quote(c.now))
         for c in conflict.conflicts
     )
-    return (
-        f"Nothing changed: that memory was changed again since ({items}). Ask the "
-        "person whether to keep it as it is, or to go back in time with "
-        "whole_memory=true."
-    )
+    ask = "Ask the person whether to keep it as it is"
+    if not on_branch:
+        ask += ", or to go back in time with whole_memory=true"
+    return f"Nothing changed: that memory was changed again since ({items}). {ask}."
 
 
 def unsure_reply(resolution: Resolution) -> str:

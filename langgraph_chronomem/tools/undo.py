@@ -63,7 +63,7 @@ def _undo(
         redo = "redo" if branch is None else str(result.commit.version)
         return changed_reply(result.commit, name, redo=redo)
     if result.conflict is not None:
-        return conflict_reply(result.conflict)
+        return conflict_reply(result.conflict, on_branch=branch is not None)
     if resolution.candidates and not resolution.decided and choice is None:
         return unsure_reply(resolution)
     return f"Nothing changed: {result.message}."
