@@ -6,7 +6,9 @@ in a graph compiled with the store; HEAD is never touched.
 
 from __future__ import annotations
 
-from langgraph_chronomem import ChronoStore
+import pytest
+
+from langgraph_chronomem import BranchNotFound, ChronoStore
 from langgraph_chronomem.tools import (
     create_memory_history_tool,
     create_undo_memory_tool,
@@ -98,3 +100,16 @@ def test_a_conflict_on_a_branch_asks_without_offering_to_go_back(
     assert branch.get(ALICE, "job").value == {
         "content": "User works as an astronaut at NASA"
     }
+
+
+def test_the_history_tool_on_an_unknown_branch_says_which_branches_there_are(
+    store: ChronoStore,
+) -> None:
+    """A history tool bound to a branch the scope lacks raises `BranchNotFound`,
+    as every other branch call does, whatever `as_of` names."""
+    on_trial(store)
+    history = create_memory_history_tool(store=store, branch="nope")
+    for as_of in ("v1", "2030-01-01", None):
+        args = {"query": "job"} if as_of is None else {"query": "job", "as_of": as_of}
+        with pytest.raises(BranchNotFound, match="trial"):
+            history.invoke(args, config())

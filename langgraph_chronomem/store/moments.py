@@ -21,9 +21,11 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from langgraph_chronomem.engine.types import Branch
 from langgraph_chronomem.store.base import ChronoStore
+from langgraph_chronomem.store.ops import check_scope
 
-__all__ = ["moment_of", "version_at", "version_named"]
+__all__ = ["branch_named", "moment_of", "version_at", "version_named"]
 
 _NUMBER = re.compile(r"[vV]?(\d+)")
 
@@ -42,6 +44,17 @@ def moment_of(text: str) -> datetime | None:
         return None
 
 
+def branch_named(store: ChronoStore, scope: Sequence[str], name: str) -> Branch:
+    """Branch `name` of the scope: where it forks and its head.
+
+    Raises:
+        BranchNotFound: If the scope has no branch of that name.
+    """
+    sc = check_scope(scope, store.scope_depth)
+    with store._engine.transaction(write=False) as tx:
+        return tx.branch(sc, name)
+
+
 def version_at(
     store: ChronoStore,
     scope: Sequence[str],
@@ -56,7 +69,7 @@ def version_at(
         own = store.log(scope, until=when, limit=1, branch=branch)
         if own:
             return own[0].version
-        (fork,) = [b.fork for b in store.branches(scope) if b.name == branch]
+        fork = branch_named(store, scope, branch).fork
         return min(version_at(store, scope, when), fork)
     commits = store.log(scope, until=when, limit=1)
     return commits[0].version if commits else 0

@@ -18,7 +18,7 @@ from langgraph_chronomem.errors import (
 )
 from langgraph_chronomem.namespace import NamespaceTemplate
 from langgraph_chronomem.store.base import ChronoStore
-from langgraph_chronomem.store.moments import version_named
+from langgraph_chronomem.store.moments import branch_named, version_named
 from langgraph_chronomem.tools.replies import candidate_line, quote
 from langgraph_chronomem.tools.runtime import locate_on_branch, make_tool
 
@@ -74,7 +74,7 @@ def _memory_as_of(
         head = (
             store.head(scope)
             if branch is None
-            else next(b.head for b in store.branches(scope) if b.name == branch)
+            else branch_named(store, scope, branch).head
         )
         found = store.as_of(scope, version, branch=branch).search(
             scope, query=query, limit=min(max(1, limit), 20)
