@@ -17,8 +17,9 @@ side's, see `search/vectors.py`).
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 from langchain_core.embeddings import Embeddings
@@ -26,7 +27,7 @@ from langgraph.store.base import get_text_at_path, tokenize_path
 
 from langgraph_chronomem.engine.rows import ChangeRow
 
-__all__ = ["AHEAD_MOST", "EmbeddingCache", "ItemTexts", "change_text"]
+__all__ = ["AHEAD_MOST", "EmbeddingCache", "ItemTexts", "Recent", "change_text"]
 
 AHEAD_MOST = 20_000  # change vectors `embed_ahead` keeps (about 30 MB)
 
@@ -178,3 +179,40 @@ def _newer(
     kept: dict[str, tuple[int, np.ndarray]], upto: int
 ) -> dict[str, tuple[int, np.ndarray]]:
     return {text: entry for text, entry in kept.items() if entry[0] > upto}
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class Recent(Generic[K, V]):
+    """At most `most` entries, the least recently used dropped first: the
+    vectors a search keeps of texts it embedded.
+
+        >>> kept = Recent[str, int](most=1)
+        >>> kept.keep({"a": 1}); kept.keep({"b": 2})
+        >>> kept.get("a"), kept.get("b")
+        (None, 2)
+    """
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._lock = threading.Lock()  # a dictionary's work alone
+        self._kept: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        """The entry kept of `key`, if any."""
+        with self._lock:
+            value = self._kept.get(key)
+            if value is not None:
+                self._kept.move_to_end(key)
+            return value
+
+    def keep(self, entries: Mapping[K, V]) -> None:
+        """Keep these entries."""
+        with self._lock:
+            self._kept.update(entries)
+            for key in entries:
+                self._kept.move_to_end(key)
+            while len(self._kept) > self.most:
+                self._kept.popitem(last=False)

@@ -31,10 +31,8 @@ score otherwise.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +40,7 @@ from langgraph_chronomem.engine.base import LogTransaction
 from langgraph_chronomem.engine.feed import ProjectionFeed
 from langgraph_chronomem.engine.sql import BranchAt
 from langgraph_chronomem.engine.types import Namespace, StoredItem
-from langgraph_chronomem.search.embedding import ItemTexts
+from langgraph_chronomem.search.embedding import ItemTexts, Recent
 from langgraph_chronomem.search.exact import KeptVectors, scores, unit_rows
 
 __all__ = ["PAST_MOST", "NotEmbedded", "PastVectors", "search_as_of"]
@@ -50,8 +48,6 @@ __all__ = ["PAST_MOST", "NotEmbedded", "PastVectors", "search_as_of"]
 PAST_MOST = 20_000  # texts (about 30 MB at 384 dimensions) and rows `PastVectors` keeps
 # Every item: SQL's LIMIT takes a number, in both dialects' range.
 _EVERY = 2**62
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 class NotEmbedded(Exception):
@@ -62,32 +58,6 @@ class NotEmbedded(Exception):
     def __init__(self, texts: Sequence[str]) -> None:
         super().__init__(f"{len(texts)} texts to embed")
         self.texts = list(texts)
-
-
-class _Recent(Generic[K, V]):
-    """At most `most` entries, the least recently used dropped first."""
-
-    def __init__(self, most: int) -> None:
-        self.most = most
-        self._lock = threading.Lock()  # a dictionary's work alone
-        self._kept: OrderedDict[K, V] = OrderedDict()
-
-    def get(self, key: K) -> V | None:
-        """The entry kept of `key`, if any."""
-        with self._lock:
-            value = self._kept.get(key)
-            if value is not None:
-                self._kept.move_to_end(key)
-            return value
-
-    def keep(self, entries: Mapping[K, V]) -> None:
-        """Keep these entries."""
-        with self._lock:
-            self._kept.update(entries)
-            for key in entries:
-                self._kept.move_to_end(key)
-            while len(self._kept) > self.most:
-                self._kept.popitem(last=False)
 
 
 class PastVectors:
@@ -107,8 +77,8 @@ class PastVectors:
     """
 
     def __init__(self, most: int = PAST_MOST) -> None:
-        self.vectors: _Recent[str, np.ndarray] = _Recent(most)  # float32
-        self.texts: _Recent[int, tuple[str, ...]] = _Recent(most)
+        self.vectors: Recent[str, np.ndarray] = Recent(most)  # float32
+        self.texts: Recent[int, tuple[str, ...]] = Recent(most)
 
     def keep(self, vectors: Mapping[str, list[float]]) -> None:
         """Keep these texts' vectors (as float32, as searches score them)."""

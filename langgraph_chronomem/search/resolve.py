@@ -23,8 +23,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -58,6 +56,7 @@ from langgraph_chronomem.search.decide import (
     sure_of_planted,
 )
 from langgraph_chronomem.search.effect import effect
+from langgraph_chronomem.search.embedding import Recent
 from langgraph_chronomem.search.held import Said, missing
 from langgraph_chronomem.search.intent import Intent, parse
 from langgraph_chronomem.search.lexical import bm25
@@ -152,8 +151,7 @@ class Resolver:
         self.config = config
         self.load_ranker = load_ranker
         self.common_words = common_words
-        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()  # texts'
-        self._vectors_lock = threading.Lock()
+        self._vectors: Recent[str, np.ndarray] = Recent(_KEPT)  # texts'
         self._pool = concurrent.futures.ThreadPoolExecutor(
             1, thread_name_prefix="chronomem-dense"
         )
@@ -161,18 +159,13 @@ class Resolver:
     def _embed(self, texts: Sequence[str]) -> list[np.ndarray]:
         """Unit vectors of `texts`, the last `_KEPT` embedded kept: a record's
         field texts come up request after request."""
-        with self._vectors_lock:
-            new = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        kept = {t: self._vectors.get(t) for t in dict.fromkeys(texts)}
+        new = [t for t, vector in kept.items() if vector is None]
         found = self.vectors().embeddings.embed_documents(new) if new else []
-        with self._vectors_lock:
-            for text, vector in zip(new, found, strict=True):
-                self._vectors[text] = unit(vector)
-            vectors = [self._vectors[t] for t in texts]
-            for text in texts:
-                self._vectors.move_to_end(text)
-            while len(self._vectors) > _KEPT:
-                self._vectors.popitem(last=False)
-        return vectors
+        made = {t: unit(v) for t, v in zip(new, found, strict=True)}
+        self._vectors.keep(made)
+        vectors = {t: v for t, v in kept.items() if v is not None} | made
+        return [vectors[t] for t in texts]
 
     def close(self) -> None:
         """Stop the worker thread."""
