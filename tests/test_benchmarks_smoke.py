@@ -203,7 +203,7 @@ def test_undo_agent_memory_quick_scores_both_splits(tmp_path: Path) -> None:
         assert 0.0 <= figures["r1"] <= figures["r5"] <= 1.0
 
 
-@pytest.mark.parametrize("battery", ["a", "b", "c"])
+@pytest.mark.parametrize("battery", ["a", "b", "c", "d"])
 def test_a_blind_battery_holds_together(tmp_path: Path, battery: str) -> None:
     """Each request's write, or the write a near miss resembles, is in its
     person's history, a named request's gold change exists, and memories are

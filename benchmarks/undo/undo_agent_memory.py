@@ -107,7 +107,7 @@ _SKIPPED = {  # a restated request left empty: the agent made no call
 }  # fmt: skip
 SPLITS = (
     "test", "tuning", "check", "fresh", "fresh2", "fresh3", "a-tune", "a-test", "b",
-    "c", "d-tune", "d-test",
+    "c", "d-tune", "d-test", "e-test",
 )  # fmt: skip
 
 

@@ -63,6 +63,7 @@ BATTERIES = {
     "b": Path(__file__).resolve().parent / "battery-b",
     "c": Path(__file__).resolve().parent / "battery-c",
     "d": Path(__file__).resolve().parent / "battery-d",
+    "e": Path(__file__).resolve().parent / "battery-e",
 }
 KINDS = ("undo", "restore", "before", "at", "still", "none", "near_miss")
 STYLES = ("plain", "indirect", "vague", "long")
